@@ -1,0 +1,80 @@
+"""Comparing what the code produced with what was expected, on the host."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+IO_TOLERANCE = 1e-6
+
+
+def numbers_close(actual: float, expected: float, tolerance: float) -> bool:
+    """Equal within ``tolerance``, relative or absolute; NaN equals NaN."""
+    if math.isnan(actual) or math.isnan(expected):
+        return math.isnan(actual) and math.isnan(expected)
+    return math.isclose(actual, expected, rel_tol=tolerance, abs_tol=tolerance)
+
+
+def _as_float(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return None
+
+
+def _tokens_match(actual: str, expected: str, tolerance: float) -> bool:
+    if actual == expected:
+        return True
+    a, e = _as_float(actual), _as_float(expected)
+    return a is not None and e is not None and numbers_close(a, e, tolerance)
+
+
+def _lines(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def outputs_match(actual: str, expected: str, tolerance: float = IO_TOLERANCE) -> bool:
+    """Stdout comparison: trailing whitespace per line and trailing blank lines ignored;
+    tokens that parse as floats compared within ``tolerance``."""
+    got, want = _lines(actual), _lines(expected)
+    if got == want:
+        return True
+    if len(got) != len(want):
+        return False
+    for line, expected_line in zip(got, want):
+        tokens, expected_tokens = line.split(), expected_line.split()
+        if len(tokens) != len(expected_tokens):
+            return False
+        if not all(_tokens_match(a, e, tolerance) for a, e in zip(tokens, expected_tokens)):
+            return False
+    return True
+
+
+def values_match(actual: Any, expected: Any, tolerance: float) -> bool:
+    """Plain-data equality: floats within ``tolerance``, tuples equal lists, dict order ignored.
+
+    Booleans are not numbers here: ``True`` does not match ``1``.
+    """
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        if isinstance(expected, int) and isinstance(actual, int):
+            return actual == expected
+        try:
+            return numbers_close(float(actual), float(expected), tolerance)
+        except OverflowError:
+            return False
+    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+        return len(actual) == len(expected) and all(
+            values_match(a, e, tolerance) for a, e in zip(actual, expected)
+        )
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return actual.keys() == expected.keys() and all(
+            values_match(actual[key], expected[key], tolerance) for key in expected
+        )
+    if expected is None or isinstance(expected, str):
+        return type(actual) is type(expected) and actual == expected
+    return False

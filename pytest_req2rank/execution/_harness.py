@@ -1,0 +1,206 @@
+"""Host side of the in-sandbox runner: building its request, accepting only its own records."""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import marshal
+import secrets
+import signal
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from ..models import Probe, TestOutcome, TestStatus
+from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits
+from ._compare import values_match
+
+RUNNER_FILE = "_r2r_runner.py"
+TIMEOUTS_PER_EXECUTION = 3
+"""An execution's budget is this many per-test budgets: a few looping tests are each
+``timeout`` while the others still run; beyond that, the rest are ``timeout`` unrun."""
+STARTUP_SLACK_S = 1.0
+SHOWN_CHARS = 500
+
+_CHECK_STATUS: dict[str, TestStatus] = {
+    "pass": "success", "fail": "wrong_answer", "nonplain": "wrong_answer",
+    "toolarge": "wrong_answer", "error": "runtime_error", "timeout": "timeout",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One top-level statement of ``check``: setup, or an assert that is one test."""
+
+    kind: Literal["setup", "test"]
+    name: str
+    source: str
+
+
+@cache
+def runner_source() -> str:
+    return Path(__file__).with_name("_harness_runner.py").read_text(encoding="utf-8")
+
+
+def check_steps(test: str) -> tuple[str, list[Step]]:
+    """``check``'s parameter name and its steps; the whole check is one test without top-level asserts."""
+    tree = ast.parse(test)
+    check = next((node for node in tree.body
+                  if isinstance(node, ast.FunctionDef) and node.name == "check"), None)
+    param = check.args.args[0].arg if check is not None and check.args.args else "candidate"
+    whole = [Step("test", "check", f"check({param})")]
+    if check is None or not any(isinstance(stmt, ast.Assert) for stmt in check.body):
+        return param, whole
+    steps: list[Step] = []
+    for stmt in check.body:
+        source = textwrap.dedent(ast.get_source_segment(test, stmt, padded=True) or "")
+        try:
+            compile(source, "<check>", "exec")
+        except SyntaxError:  # e.g. a top-level return: only valid inside the function
+            return param, whole
+        tests = sum(step.kind == "test" for step in steps)
+        if isinstance(stmt, ast.Assert):
+            steps.append(Step("test", f"check[{tests}]", source))
+        else:
+            steps.append(Step("setup", f"setup before check[{tests}]", source))
+    return param, steps
+
+
+def runner_request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *,
+                   timeout_s: float, limits: Limits | None = None) -> tuple[ExecRequest, str]:
+    """The request that runs the runner on ``files`` for ``tests`` tests, and its nonce."""
+    limits = limits or Limits()
+    nonce = secrets.token_hex(16)
+    budget = timeout_s * min(max(tests, 1), TIMEOUTS_PER_EXECUTION)
+    spec = {**spec, "per_test_s": timeout_s, "budget_s": budget,
+            "record_bytes": max(2_000, limits.output_bytes // (tests + 1))}
+    request = ExecRequest(
+        files={**files, RUNNER_FILE: runner_source()},
+        argv=(PYTHON, RUNNER_FILE),
+        stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n",
+        timeout_s=budget + max(STARTUP_SLACK_S, timeout_s),
+        limits=limits,
+    )
+    return request, nonce
+
+
+def read_records(outcome: ExecOutcome, nonce: str, count: int) -> list[dict[str, Any] | None]:
+    """The runner's record for each test index; ``None`` where none carried the nonce."""
+    records: list[dict[str, Any] | None] = [None] * count
+    for line in outcome.stdout.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict) or record.get("nonce") != nonce:
+            continue
+        index = record.get("i")
+        if type(index) is int and 0 <= index < count and records[index] is None:
+            records[index] = record
+    return records
+
+
+def process_failure(outcome: ExecOutcome) -> tuple[TestStatus, str] | None:
+    """The process's own failure (timeout, signal, non-zero exit), or None when it exited 0."""
+    if outcome.timed_out:
+        return "timeout", "killed at the wall timeout"
+    if outcome.signal == signal.SIGXCPU:
+        return "timeout", "CPU time limit exceeded"
+    last = next((line.strip() for line in reversed(outcome.stderr.splitlines()) if line.strip()),
+                "")[:SHOWN_CHARS]
+    if outcome.signal is not None:
+        try:
+            name = signal.Signals(outcome.signal).name
+        except ValueError:
+            name = f"signal {outcome.signal}"
+        return "runtime_error", f"killed by {name}" + (f": {last}" if last else "")
+    if outcome.exit_code != 0:
+        return "runtime_error", last or f"exited with code {outcome.exit_code}"
+    return None
+
+
+def missing_verdict(outcome: ExecOutcome) -> tuple[TestStatus, str]:
+    """Why a test has no record: the process's fault, never a pass."""
+    failure = process_failure(outcome)
+    if failure is None:
+        return "runtime_error", "the process exited (code 0) before reporting this test"
+    status, detail = failure
+    return status, f"{detail} (before reporting this test)"
+
+
+def check_outcomes(records: Sequence[dict[str, Any] | None], steps: Sequence[Step],
+                   outcome: ExecOutcome) -> list[TestOutcome]:
+    tests = [step for step in steps if step.kind == "test"]
+    found: list[TestOutcome] = []
+    for step, record in zip(tests, records):
+        shown = step.source.strip()[:SHOWN_CHARS]
+        if record is None:
+            status, detail = missing_verdict(outcome)
+            found.append(TestOutcome(name=step.name, status=status, detail=detail, input=shown))
+            continue
+        status = _CHECK_STATUS.get(str(record.get("status")), "runtime_error")
+        detail = _text(record.get("detail"))
+        if status == "wrong_answer" and record.get("status") == "fail":
+            detail = f"assertion failed: {shown.splitlines()[0]}" + (f" ({detail})" if detail else "")
+        found.append(TestOutcome(name=step.name, status=status, detail=detail, input=shown,
+                                 duration_s=_duration(record)))
+    return found
+
+
+def probe_outcomes(records: Sequence[dict[str, Any] | None], probes: Sequence[Probe],
+                   outcome: ExecOutcome) -> list[TestOutcome]:
+    found: list[TestOutcome] = []
+    for probe, record in zip(probes, records):
+        expected = f"raises {probe.raises}" if probe.raises else _show(probe.expect)
+        base = {"name": probe.name, "input": probe.code[:SHOWN_CHARS], "expected": expected}
+        if record is None:
+            status, detail = missing_verdict(outcome)
+            found.append(TestOutcome(**base, status=status, detail=detail))
+            continue
+        status, detail, actual = _probe_verdict(probe, record)
+        found.append(TestOutcome(**base, status=status, detail=detail, actual=actual,
+                                 duration_s=_duration(record)))
+    return found
+
+
+def _probe_verdict(probe: Probe, record: dict[str, Any]) -> tuple[TestStatus, str, str | None]:
+    kind = record.get("status")
+    if kind == "value":
+        value = record.get("value")
+        if probe.raises:
+            return "wrong_answer", f"expected {probe.raises} to be raised", _show(value)
+        if values_match(value, probe.expect, probe.tolerance):
+            return "success", "", _show(value)
+        return "wrong_answer", "unexpected value", _show(value)
+    if kind == "raised":
+        raised = _text(record.get("raised"))
+        bases = record.get("bases") if isinstance(record.get("bases"), list) else []
+        shown = f"{raised}: {_text(record.get('detail'))}"
+        if probe.raises and (probe.raises == raised or probe.raises in bases):
+            return "success", "", shown
+        if probe.raises or "AssertionError" in bases:
+            return "wrong_answer", f"raised {shown}", shown
+        return "runtime_error", shown, shown
+    status = _CHECK_STATUS.get(str(kind), "runtime_error")
+    return status, _text(record.get("detail")), None
+
+
+def _show(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+
+
+def _text(value: Any) -> str:
+    return value[:SHOWN_CHARS * 4] if isinstance(value, str) else ""
+
+
+def _duration(record: dict[str, Any]) -> float:
+    value = record.get("duration")
+    return float(value) if type(value) in (int, float) and value >= 0 else 0.0

@@ -1,0 +1,257 @@
+"""The in-sandbox test runner. It is copied into the work directory and run there as a
+script; it never imports the plugin, and it imports only modules built into the
+interpreter (json, typing and signal would each cost milliseconds per execution).
+
+Protocol. stdin: a nonce line, then the spec (marshal, base64) on one line. The runner keeps the original
+stdout as its private results channel and points fd 1 at stderr before any code
+under test runs, so nothing the code prints can look like a record. One JSON
+record per test, each carrying the nonce; then ``os._exit(0)``, so atexit hooks of
+the code never run. Every test runs under a per-test budget (SIGALRM) capped by
+the execution's overall budget, so one looping test does not sink the others.
+
+Modes. ``check``: import the solution module, run the HumanEval ``check`` body
+step by step (setup statements, then each top-level assert as one test) with
+``candidate`` wrapped so that a value of a non-builtin type (an object claiming
+to equal anything) fails the test. ``probes``: run each probe's code after the
+setup and return its ``result`` as plain JSON data; verdicts are made on the host.
+"""
+
+from __future__ import annotations
+
+import _signal
+import binascii
+import builtins
+import marshal
+import math
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+MAX_DEPTH = 100
+CHECK_TYPES = frozenset({type(None), bool, int, float, complex, str, bytes, list, tuple, dict,
+                         set, frozenset})
+PROBE_TYPES = frozenset({type(None), bool, int, float, str, list, tuple, dict})
+
+
+class Timeout(BaseException):
+    """The test's time budget ran out."""
+
+
+class NonPlain(BaseException):
+    """A value of a type outside the firewall's allow-list."""
+
+
+def on_alarm(_signum: int, _frame: object) -> None:
+    raise Timeout
+
+
+def type_name(value: object) -> str:
+    cls = type(value)
+    module = type.__dict__["__module__"].__get__(cls)
+    name = type.__dict__["__qualname__"].__get__(cls)
+    return name if module == "builtins" else f"{module}.{name}"
+
+
+def plain(value: Any, allowed: frozenset[type], depth: int = 0) -> Any:
+    """A JSON-ready copy of ``value`` made of exact builtin types only; raises NonPlain."""
+    kind = type(value)
+    if kind not in allowed:
+        raise NonPlain(type_name(value))
+    if depth > MAX_DEPTH:
+        raise NonPlain(f"{type_name(value)} nested deeper than {MAX_DEPTH}")
+    if kind in (list, tuple, set, frozenset):
+        return [plain(item, allowed, depth + 1) for item in value]
+    if kind is dict:
+        if allowed is PROBE_TYPES and any(type(key) is not str for key in value):
+            raise NonPlain("dict with non-str keys")
+        return {plain(k, allowed, depth + 1) if allowed is PROBE_TYPES else repr(k):
+                plain(v, allowed, depth + 1) for k, v in value.items()}
+    if kind is complex or kind is bytes:
+        return repr(value)
+    return value
+
+
+def class_names(cls: type) -> list[str]:
+    """Names of ``cls`` and its bases; a class merely named like a builtin is left out."""
+    names = []
+    for base in cls.__mro__:
+        name = type.__dict__["__name__"].__get__(base)
+        if getattr(builtins, name, base) is base:
+            names.append(name)
+    return names
+
+
+def message(exc: BaseException) -> str:
+    args = BaseException.__dict__["args"].__get__(exc)
+    if len(args) == 1 and type(args[0]) is str:
+        return args[0][:2000]
+    return ", ".join(type_name(arg) for arg in args)
+
+
+def describe(exc: BaseException) -> str:
+    text = message(exc)
+    return f"{type_name(exc)}: {text}" if text else type_name(exc)
+
+
+def timed(action: Callable[[], Any], budget: float) -> tuple[str, Any, float]:
+    """Run ``action`` under ``budget`` seconds: (status, value or detail, duration)."""
+    if budget <= 0:
+        return "timeout", "not run: the execution's time budget was spent", 0.0
+    start = time.perf_counter()
+    try:
+        try:
+            _signal.setitimer(_signal.ITIMER_REAL, budget)
+            value = action()
+            _signal.setitimer(_signal.ITIMER_REAL, 0)
+            return "pass", value, time.perf_counter() - start
+        finally:
+            _signal.setitimer(_signal.ITIMER_REAL, 0)
+    except Timeout:
+        return "timeout", f"took longer than {budget:.3g} s", time.perf_counter() - start
+    except NonPlain as exc:
+        detail = f"returned a non-plain value of type {message(exc)}"
+        return "nonplain", detail, time.perf_counter() - start
+    except AssertionError as exc:
+        return "fail", exc, time.perf_counter() - start
+    except BaseException as exc:  # noqa: BLE001 - the code may raise anything, SystemExit included
+        return "error", exc, time.perf_counter() - start
+
+
+def run_check(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[], float],
+              pristine: dict[str, Any]) -> None:
+    steps = spec["steps"]
+    tests = [i for i, step in enumerate(steps) if step["kind"] == "test"]
+
+    def fail_all(status: str, detail: str) -> None:
+        for index in range(len(tests)):
+            emit(i=index, status=status, detail=detail, duration=0.0)
+
+    status, module, _ = timed(lambda: __import__(spec["module"]), budget())
+    if status != "pass":
+        detail = describe(module) if isinstance(module, BaseException) else module
+        return fail_all("timeout" if status == "timeout" else "error", f"import failed: {detail}")
+    function = getattr(module, spec["entry_point"], None)
+    if not callable(function):
+        return fail_all("error", f"{spec['module']} does not define {spec['entry_point']}()")
+
+    def candidate(*args: Any, **kwargs: Any) -> Any:
+        value = function(*args, **kwargs)
+        plain(value, CHECK_TYPES)
+        return value
+
+    namespace: dict[str, Any] = {"__name__": "__r2r_check__", "__builtins__": dict(pristine)}
+    if spec.get("prompt"):
+        timed(lambda: exec(compile(spec["prompt"], "<prompt>", "exec"), namespace), budget())  # noqa: S102
+    namespace.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+    status, value, _ = timed(lambda: exec(compile(spec["test"], "<test>", "exec"), namespace),  # noqa: S102
+                             budget())
+    if status != "pass":
+        return fail_all("error", f"the test module failed: {value}")
+    namespace[spec["param"]] = candidate
+    pending: tuple[str, Any] | None = None
+    index = 0
+    for step in steps:
+        code = compile(step["source"], f"<{step['name']}>", "exec")
+        status, value, duration = timed(lambda code=code: exec(code, namespace), budget())  # noqa: S102
+        if step["kind"] == "setup":
+            pending = None if status == "pass" else (status, value)
+            continue
+        if pending is not None:
+            status, value = pending
+        if isinstance(value, BaseException):
+            value = describe(value) if status == "error" else message(value)
+        emit(i=index, status=status, detail=value if status != "pass" else "", duration=duration)
+        index += 1
+
+
+def run_probes(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[], float],
+               pristine: dict[str, Any]) -> None:
+    setup = compile(spec["setup"], "<setup>", "exec")
+    for index, probe in enumerate(spec["probes"]):
+
+        def action(source: str = probe["code"], name: str = probe["name"]) -> Any:
+            namespace: dict[str, Any] = {"__name__": "__r2r_probe__",
+                                         "__builtins__": dict(pristine)}
+            exec(setup, namespace)  # noqa: S102 - running the code is this file's job
+            exec(compile(source, f"<probe {name}>", "exec"), namespace)  # noqa: S102
+            if "result" not in namespace:
+                raise NameError("the probe did not assign 'result'")
+            return plain(namespace["result"], PROBE_TYPES)
+
+        status, value, duration = timed(action, budget())
+        if status == "pass":
+            emit(i=index, status="value", value=value, duration=duration)
+        elif status in ("fail", "error"):
+            emit(i=index, status="raised", raised=type_name(value), bases=class_names(type(value)),
+                 detail=message(value), duration=duration)
+        else:
+            emit(i=index, status=status, detail=value, duration=duration)
+
+
+_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", **{c: f"\\u{c:04x}" for c in range(32)}}
+
+
+def to_json(value: Any) -> str:
+    """JSON text of plain data (what :func:`plain` returns, or a record); NaN as ``NaN``."""
+    kind = type(value)
+    if kind is str:
+        return '"' + value.translate(_ESCAPES) + '"'
+    if value is None or kind is bool:
+        return {None: "null", True: "true", False: "false"}[value]
+    if kind is int:
+        return str(value)
+    if kind is float:
+        if math.isnan(value):
+            return "NaN"
+        return repr(value) if abs(value) != INF else ("Infinity" if value > 0 else "-Infinity")
+    if kind is list:
+        return "[" + ",".join(to_json(item) for item in value) + "]"
+    return "{" + ",".join(to_json(str(k)) + ":" + to_json(v) for k, v in value.items()) + "}"
+
+
+INF = float("inf")
+
+
+def main() -> None:
+    nonce = sys.stdin.buffer.readline().decode().strip()
+    spec = marshal.loads(binascii.a2b_base64(sys.stdin.buffer.readline()))
+    channel = open(os.dup(1), "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+    os.dup2(2, 1)
+    limit = int(spec["record_bytes"])
+
+    def emit(**record: Any) -> None:
+        try:
+            line = to_json({"nonce": nonce, **record})
+        except (ValueError, RecursionError) as exc:  # e.g. an int too long to print
+            line = to_json({"nonce": nonce, "i": record["i"], "status": "toolarge",
+                            "detail": f"the value cannot be reported: {message(exc)}"})
+        if len(line) > limit:
+            line = to_json({"nonce": nonce, "i": record["i"], "status": "toolarge",
+                            "detail": f"the value takes {len(line)} bytes to report"})
+        channel.write(line + "\n")
+        channel.flush()
+
+    deadline = time.monotonic() + float(spec["budget_s"])
+    per_test = float(spec["per_test_s"])
+
+    def budget() -> float:
+        return min(per_test, deadline - time.monotonic())
+
+    _signal.signal(_signal.SIGALRM, on_alarm)
+    sys.path.insert(0, os.getcwd())
+    pristine = dict(builtins.__dict__)
+    if spec["mode"] == "check":
+        run_check(spec, emit, budget, pristine)
+    else:
+        run_probes(spec, emit, budget, pristine)
+    channel.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

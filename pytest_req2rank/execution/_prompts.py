@@ -1,0 +1,38 @@
+"""Prompts for the target model, one per task form."""
+
+from __future__ import annotations
+
+from ..models import Task
+from ..providers._base import Message
+
+SYSTEM = (
+    "You are an expert Python programmer. You write correct, complete, self-contained Python 3 "
+    "code using only the standard library."
+)
+
+ANSWER_FORMAT = (
+    "Answer with the code only, either in one ```python fenced block, or as JSON "
+    '{"files": [{"path": "solution.py", "content": "..."}]}.'
+)
+
+
+def function_prompt(task: Task) -> str:
+    return (
+        "Complete the following Python function. Return the complete function, including its "
+        "signature and any imports or helpers it needs.\n\n"
+        f"```python\n{task.prompt.rstrip()}\n```\n\n{ANSWER_FORMAT}"
+    )
+
+
+def io_prompt(task: Task) -> str:
+    return (
+        "Write a complete Python 3 program that reads its input from standard input and writes "
+        "its answer to standard output.\n\n"
+        f"{task.prompt.strip()}\n\n{ANSWER_FORMAT}"
+    )
+
+
+def build_messages(task: Task) -> tuple[Message, ...]:
+    """The conversation sent to the target model for ``task``."""
+    user = function_prompt(task) if task.form == "function" else io_prompt(task)
+    return (Message(role="system", content=SYSTEM), Message(role="user", content=user))

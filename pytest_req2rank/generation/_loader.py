@@ -1,0 +1,100 @@
+"""Reading seed files: TOML → schema → semantic checks → :class:`Seed`."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ._checks import semantic_errors
+from ._models import (
+    FunctionalRequirement,
+    Guidance,
+    Interface,
+    ProbeSpec,
+    Seed,
+    SlotSpec,
+)
+from ._schema import schema_errors
+
+SEED_SUFFIX = ".toml"
+
+
+class SeedError(ValueError):
+    """One or more seed files are wrong; ``errors`` holds one ``file: field: reason`` line each."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+def default_seed_dir() -> Path:
+    """The library in the checkout: ``seeds/`` next to the package."""
+    return Path(__file__).resolve().parents[2] / "seeds"
+
+
+def check_seed_file(path: Path) -> list[str]:
+    """Every mistake in one seed file, as ``file: field: reason`` lines (empty when valid)."""
+    return _parse(path)[1]
+
+
+def load_seed(path: Path) -> Seed:
+    """Load and validate one seed file; raises :class:`SeedError` listing every mistake."""
+    seed, errors = _parse(path)
+    if seed is None:
+        raise SeedError(errors)
+    return seed
+
+
+def load_seeds(directory: Path | None = None) -> list[Seed]:
+    """Every seed of a library directory, sorted by id; raises one :class:`SeedError` for all files."""
+    directory = directory or default_seed_dir()
+    seeds: list[Seed] = []
+    errors: list[str] = []
+    for path in sorted(directory.glob(f"*{SEED_SUFFIX}")):
+        seed, found = _parse(path)
+        errors += found
+        if seed is not None:
+            seeds.append(seed)
+    if errors:
+        raise SeedError(errors)
+    return sorted(seeds, key=lambda s: s.id)
+
+
+def _parse(path: Path) -> tuple[Seed | None, list[str]]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        return None, [f"{path}: <toml>: {exc}"]
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [f"{path}: <file>: cannot be read ({exc})"]
+    findings = schema_errors(data)
+    if not findings:
+        findings = semantic_errors(data)
+        if data["id"] != path.stem:
+            findings.insert(0, ("id", f"{data['id']!r} must match the file name {path.stem!r}"))
+    if findings:
+        return None, [f"{path}: {where}: {reason}" for where, reason in findings]
+    return _build(data, path), []
+
+
+def _build(data: dict[str, Any], path: Path) -> Seed:
+    return Seed(
+        id=data["id"],
+        title=data["title"],
+        skills=tuple(data["skills"]),
+        complexity=data["complexity"],
+        domains=tuple(data["domains"]),
+        scenarios=tuple(data.get("scenarios", ())),
+        description=data["description"],
+        slots=tuple(SlotSpec(name=name, **spec) for name, spec in data["slots"].items()),
+        interface=Interface(**data["interface"]),
+        requirements=tuple(FunctionalRequirement(**r) for r in data["requirements"]),
+        constraints=tuple(data["constraints"]),
+        deliverables=tuple(data["deliverables"]),
+        guidance=Guidance(**data["guidance"]),
+        reference=dict(data["reference"]),
+        setup=data.get("setup", ""),
+        probes=tuple(ProbeSpec(**p) for p in data["probes"]),
+        path=str(path),
+    )

@@ -1,0 +1,23 @@
+"""Data models shared by every part of the plugin (pydantic v2)."""
+
+from ._results import ExecutionResult, ItemResult, TestOutcome, Timings, Usage
+from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
+from ._task import IOCase, Priority, Probe, Task, TaskForm
+
+__all__ = [
+    "INFRA_STATUSES",
+    "MODEL_STATUSES",
+    "STATUSES",
+    "ExecutionResult",
+    "IOCase",
+    "ItemResult",
+    "Priority",
+    "Probe",
+    "Status",
+    "Task",
+    "TaskForm",
+    "TestOutcome",
+    "TestStatus",
+    "Timings",
+    "Usage",
+]

@@ -1,0 +1,120 @@
+"""Results of executing and of benchmarking one item."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._status import Status, TestStatus
+
+
+class TestOutcome(BaseModel):
+    """Outcome of one hidden test case, decided on the host."""
+
+    __test__ = False  # not a pytest test class, despite the name
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    status: TestStatus
+    detail: str = ""
+    input: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    duration_s: float = 0.0
+
+
+class ExecutionResult(BaseModel):
+    """What grading a piece of code against a task's tests produced."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Status
+    tests: list[TestOutcome] = Field(default_factory=list)
+    duration_s: float = Field(default=0.0, description="Total sandbox time (the 'judge time')")
+    reason: str | None = Field(default=None, description="Why, when not success")
+    sandbox: str = ""
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for t in self.tests if t.status == "success")
+
+    @property
+    def total(self) -> int:
+        return len(self.tests)
+
+    @property
+    def pass_ratio(self) -> float:
+        return self.passed / self.total if self.tests else 0.0
+
+
+class Usage(BaseModel):
+    """Tokens, cost and latency of the model calls made for one item.
+
+    ``None`` means unknown (an offline model, or a provider without prices),
+    never zero.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    retries: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        def add(a: float | None, b: float | None) -> float | None:
+            if a is None and b is None:
+                return None
+            return (a or 0) + (b or 0)
+
+        return Usage(
+            calls=self.calls + other.calls,
+            retries=self.retries + other.retries,
+            prompt_tokens=add(self.prompt_tokens, other.prompt_tokens),  # type: ignore[arg-type]
+            completion_tokens=add(self.completion_tokens, other.completion_tokens),  # type: ignore[arg-type]
+            cost_usd=add(self.cost_usd, other.cost_usd),
+            latency_s=self.latency_s + other.latency_s,
+        )
+
+
+class Timings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    generation_s: float = 0.0
+    execution_s: float = 0.0
+    total_s: float = 0.0
+
+
+class ItemResult(BaseModel):
+    """Everything one benchmark item produced; travels from worker to controller."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    item_id: str
+    dataset: str
+    task_id: str
+    model: str
+    status: Status
+    reason: str | None = None
+    pass_ratio: float = 0.0
+    tests_passed: int = 0
+    tests_total: int = 0
+    tests: list[TestOutcome] = Field(default_factory=list)
+    prompt: str = ""
+    response: str = ""
+    code: dict[str, str] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    timings: Timings = Field(default_factory=Timings)
+    judge_time_s: float = Field(default=0.0, description="Sandbox time spent grading")
+    sandbox: str = ""
+    worker: str = "main"
+    started_at: str = ""
+    finished_at: str = ""
+    kind: Literal["static"] = "static"
+
+    @property
+    def accepted(self) -> bool:
+        return self.status == "success"

@@ -1,0 +1,24 @@
+"""Statuses of a test, an execution and an item."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+Status = Literal[
+    "success",
+    "wrong_answer",
+    "syntax_error",
+    "runtime_error",
+    "timeout",
+    "api_error",
+    "sandbox_error",
+]
+"""Final status of an item (DESIGN.md contract)."""
+
+TestStatus = Literal["success", "wrong_answer", "syntax_error", "runtime_error", "timeout"]
+"""Outcome of one test case; the model's own doing only."""
+
+STATUSES: tuple[Status, ...] = get_args(Status)
+MODEL_STATUSES: tuple[TestStatus, ...] = get_args(TestStatus)
+INFRA_STATUSES: tuple[Status, ...] = ("api_error", "sandbox_error")
+"""Statuses caused by infrastructure: reported, never counted against the model."""

@@ -1,0 +1,84 @@
+"""pytest hooks and fixtures of req2rank. Thin: the work happens in the engine packages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+import pytest
+
+from ..models import ItemResult, Task
+from ..settings import SettingsError
+from ._config import add_options
+from ._keys import RESULT_KEY, RUNNER_KEY
+from ._messages import failure_message
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    from ._session import configure_session
+
+    try:
+        configure_session(config)
+    except SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    runner = config.stash.get(RUNNER_KEY, None)
+    if runner is not None:
+        runner.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if RUNNER_KEY not in config.stash:
+        return []
+    from ._session import header_lines
+
+    return header_lines(config)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "r2r_task" not in metafunc.fixturenames:
+        return
+    plan = metafunc.config.stash[RUNNER_KEY].plan
+    metafunc.parametrize("r2r_task", plan.item_ids, ids=plan.item_ids, indirect=True)
+
+
+@pytest.fixture
+def r2r_task(request: pytest.FixtureRequest) -> Task:
+    """The task of this benchmark item."""
+    return request.config.stash[RUNNER_KEY].task(request.param)
+
+
+@pytest.fixture
+def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]:
+    """Benchmark the configured model on a task; the item fails unless the task is solved."""
+    runner = request.config.stash[RUNNER_KEY]
+
+    def evaluate(task: Task) -> ItemResult:
+        result = runner.evaluate(task)
+        request.node.stash[RESULT_KEY] = result
+        request.node.user_properties.extend(
+            [("r2r_status", result.status), ("r2r_pass_ratio", f"{result.pass_ratio:.4f}")]
+        )
+        if result.status != "success":
+            pytest.fail(failure_message(result), pytrace=False)
+        return result
+
+    return evaluate
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    result = item.stash.get(RESULT_KEY, None)
+    if result is not None and report.when == "call":
+        report.r2r_result = result.model_dump(mode="json")  # type: ignore[attr-defined]
+    return report

@@ -1,0 +1,16 @@
+"""Stash keys shared by the plugin's modules (kept free of heavy imports)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from ..models import ItemResult
+    from ._controller import Controller
+    from ._runner import Runner
+
+RUNNER_KEY = pytest.StashKey["Runner"]()
+CONTROLLER_KEY = pytest.StashKey["Controller"]()
+RESULT_KEY = pytest.StashKey["ItemResult"]()

@@ -1,0 +1,51 @@
+"""Controller-only hooks: receive item results, finish the run, print the summary."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from ..models import ItemResult
+from ..report import render_summary
+from ._controller import Controller
+from ._keys import RUNNER_KEY
+from ._session import lost_item
+
+_PARAM_ID = re.compile(r"\[(.+)\]$")
+
+
+class ControllerPlugin:
+    """Registered on the controller (the only process without xdist)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self._planned = set(controller.plan.item_ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["r2r_plan"] = node.config.stash[RUNNER_KEY].plan.model_dump(mode="json")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payload = getattr(report, "r2r_result", None)
+        if payload is not None:
+            self.controller.record(ItemResult.model_validate(payload))
+            return
+        # xdist reports a crashed worker's item with when="???" and no result.
+        if report.failed and report.when not in ("setup", "call", "teardown"):
+            match = _PARAM_ID.search(report.nodeid)
+            item_id = match.group(1) if match else None
+            if item_id in self._planned and item_id not in self.controller.items:
+                self.controller.record(lost_item(self.controller, item_id, str(report.longrepr)))
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        document = self.controller.document
+        if document is None:
+            return
+        terminalreporter.write_sep("=", "req2rank summary")
+        for line in render_summary(document, self.controller.paths, self.controller.write_error):
+            terminalreporter.write_line(line)

@@ -1,0 +1,48 @@
+"""LLM access: one chat completion per call, with its usage, or a classified failure.
+
+``resolve_provider(model)`` maps a model string to a :class:`Provider`:
+``r2r/reference`` and ``r2r/samples:PATH`` are offline built-ins that never
+import litellm; every other string is a LiteLLM model served by
+:class:`LiteLLMProvider` (``fake/<name>`` by the scripted fake in
+:mod:`pytest_req2rank.testing`).
+"""
+
+from __future__ import annotations
+
+from ._base import (
+    Completion,
+    CompletionRequest,
+    FailureKind,
+    Message,
+    Provider,
+    ProviderConfigError,
+    ProviderError,
+)
+from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
+from ._litellm import LiteLLMProvider
+from ._reference import REFERENCE_MODEL, ReferenceProvider
+from ._resolve import load_offline, resolve_provider
+from ._retry import RetryPolicy
+from ._samples import SAMPLES_PREFIX, SamplesProvider, load_samples
+
+__all__ = [
+    "OFFLINE_DEFAULTS",
+    "REFERENCE_MODEL",
+    "SAMPLES_PREFIX",
+    "Completion",
+    "CompletionRequest",
+    "FailureKind",
+    "LiteLLMProvider",
+    "Message",
+    "Provider",
+    "ProviderConfigError",
+    "ProviderError",
+    "ReferenceProvider",
+    "RetryPolicy",
+    "SamplesProvider",
+    "apply_offline_defaults",
+    "load_offline",
+    "load_samples",
+    "resolve_provider",
+]
+

@@ -1,0 +1,86 @@
+"""The provider interface: one chat completion, with its usage, or a classified failure."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..models import Task
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class CompletionRequest(BaseModel):
+    """What to ask. ``task`` lets offline models (``r2r/…``) answer; remote models ignore it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: tuple[Message, ...]
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    seed: int | None = None
+    timeout_s: float = 120.0
+    json_mode: bool = False
+    task: Task | None = None
+
+
+class Completion(BaseModel):
+    """One answer and what it cost. Token counts and cost are ``None`` when unknown."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    model: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    attempts: int = 1
+    raw: dict[str, Any] = Field(default_factory=dict)
+
+
+FailureKind = Literal["api_error", "timeout"]
+
+
+class ProviderError(Exception):
+    """A call that failed after retries.
+
+    ``kind`` is ``"timeout"`` when the provider timed out twice (the item is a
+    ``timeout`` scored 0, as the seed design says), else ``"api_error"`` (an
+    infrastructure fault, not counted against the model).
+    """
+
+    def __init__(self, kind: FailureKind, message: str, *, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+        self.message = message
+        self.attempts = attempts
+
+
+class ProviderConfigError(ValueError):
+    """A model string or provider setting that cannot work; message says how to fix it."""
+
+
+class Provider(ABC):
+    """A source of completions for one model string."""
+
+    model: str
+
+    @property
+    def offline(self) -> bool:
+        """True when no network or API key is involved."""
+        return False
+
+    @abstractmethod
+    def complete(self, request: CompletionRequest) -> Completion:
+        """Return a completion, or raise :class:`ProviderError`."""
+
+    def close(self) -> None:
+        """Release resources (event loops, clients)."""

@@ -1,0 +1,140 @@
+"""The LiteLLM adapter: every remote model (``gpt-4o``, ``anthropic/…``, ``ollama_chat/…``, …)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from types import ModuleType
+from typing import Any
+
+from ._base import Completion, CompletionRequest, Provider, ProviderConfigError
+from ._env import import_litellm
+from ._loop import run_sync, run_there
+from ._retry import RetryPolicy, Sleep, call_with_retries
+from ._usage import response_cost, response_text, token_counts
+
+FAKE_PREFIX = "fake/"
+# Grace on top of the request's own timeout, for providers that ignore it.
+HARD_TIMEOUT_GRACE_S = 10.0
+# The OpenAI SDK refuses to start without a key, even for a keyless local server.
+_PLACEHOLDER_KEY = "sk-no-key-required"
+
+
+class LiteLLMProvider(Provider):
+    """A model served through litellm, with retries, a concurrency cap and usage accounting.
+
+    ``complete`` is synchronous and thread-safe; every call runs on the process's
+    one background event loop, where at most ``concurrency`` requests of this
+    provider are in flight (waiting out a backoff does not hold a slot).
+    ``fake/<name>`` models are served in-process by :mod:`pytest_req2rank.testing`.
+    litellm is imported on the first call, not before.
+    """
+
+    def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = 4,
+                 policy: RetryPolicy | None = None, sleep: Sleep | None = None) -> None:
+        if concurrency < 1:
+            raise ProviderConfigError(f"concurrency must be at least 1, got {concurrency}")
+        self.model = model
+        self.api_base = api_base
+        self.concurrency = concurrency
+        self.policy = policy or RetryPolicy()
+        self._sleep: Sleep = sleep or asyncio.sleep
+        self._semaphore: asyncio.Semaphore | None = None
+        self._litellm: ModuleType | None = None
+        self._ready_lock = threading.Lock()
+
+    def validate(self) -> None:
+        """Import litellm and check that it can route this model; raise ProviderConfigError if not."""
+        self._ensure_ready()
+
+    def _ensure_ready(self) -> ModuleType:
+        with self._ready_lock:
+            if self._litellm is not None:
+                return self._litellm
+            litellm = import_litellm()
+            self._register_fake()
+            try:
+                litellm.get_llm_provider(model=self.model, api_base=self.api_base)
+            except Exception as exc:
+                raise ProviderConfigError(
+                    f"LiteLLM cannot route model {self.model!r}; use a LiteLLM model string such as "
+                    "gpt-4o, anthropic/<model>, gemini/<model>, azure/<deployment>, "
+                    "ollama_chat/<model>, hosted_vllm/<model>, or openai/<model> with --r2r-api-base"
+                ) from exc
+            self._litellm = litellm
+            return litellm
+
+    def _register_fake(self) -> None:
+        # On every call, since a test may have reset litellm's globals in between.
+        if self.model.startswith(FAKE_PREFIX):
+            from ..testing import register_fake_provider
+
+            register_fake_provider()
+
+    def request_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
+        """The keyword arguments passed to ``litellm.acompletion`` for ``request``."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [message.model_dump() for message in request.messages],
+            "temperature": request.temperature,
+            "timeout": request.timeout_s,
+            "drop_params": True,
+            # Retries happen in exactly one place: RetryPolicy.
+            "max_retries": 0,
+            "num_retries": 0,
+        }
+        if request.max_tokens is not None:
+            kwargs["max_tokens"] = request.max_tokens
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        if request.json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        if self.api_base is not None:
+            kwargs["api_base"] = self.api_base
+            if self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+                kwargs["api_key"] = _PLACEHOLDER_KEY
+        return kwargs
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        return run_sync(self._acomplete(request))
+
+    async def acomplete(self, request: CompletionRequest) -> Completion:
+        """Async :meth:`complete`, usable from any event loop."""
+        return await run_there(self._acomplete(request))
+
+    async def _acomplete(self, request: CompletionRequest) -> Completion:
+        litellm = self._ensure_ready()
+        self._register_fake()
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+        semaphore = self._semaphore
+        kwargs = self.request_kwargs(request)
+
+        async def attempt() -> Any:
+            async with semaphore:
+                async with asyncio.timeout(request.timeout_s + HARD_TIMEOUT_GRACE_S):
+                    return await litellm.acompletion(**kwargs)
+
+        started = time.perf_counter()
+        done = await call_with_retries(attempt, policy=self.policy, sleep=self._sleep)
+        latency = time.perf_counter() - started
+        response = done.value
+        prompt_tokens, completion_tokens = token_counts(response)
+        choices = getattr(response, "choices", None) or []
+        return Completion(
+            text=response_text(response),
+            model=self.model,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_usd=response_cost(litellm, response, self.model),
+            latency_s=latency,
+            attempts=done.attempts,
+            raw={
+                "id": getattr(response, "id", None),
+                "response_model": getattr(response, "model", None),
+                "finish_reason": getattr(choices[0], "finish_reason", None) if choices else None,
+                "retry_delays_s": list(done.delays_s),
+            },
+        )

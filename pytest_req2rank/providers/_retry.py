@@ -1,0 +1,84 @@
+"""The retry policy: the only place a provider call is retried.
+
+Rate limits (429) and transient server or connection faults back off
+1 s → 2 s → 4 s (doubling, capped at 8 s), at most 3 retries, or wait for the
+server's Retry-After hint (capped). An API timeout is retried once, at once;
+a second one is a ``timeout``. Anything else, and exhausted retries, is an
+``api_error``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from ._base import ProviderError
+from ._errors import classify, describe, retry_after_s
+
+T = TypeVar("T")
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait; the defaults are the project's contract."""
+
+    max_retries: int = 3
+    base_delay_s: float = 1.0
+    max_delay_s: float = 8.0
+    max_retry_after_s: float = 60.0
+    timeout_retries: int = 1
+
+    def backoff_s(self, retry: int) -> float:
+        """The wait before retry number ``retry`` (0-based) without a server hint."""
+        return float(min(self.base_delay_s * 2**retry, self.max_delay_s))
+
+    def delay_s(self, exc: BaseException, retry: int) -> float:
+        """The wait before retry ``retry`` after ``exc``: its Retry-After hint, else the backoff."""
+        hint = retry_after_s(exc)
+        if hint is not None and hint > 0:
+            return min(hint, self.max_retry_after_s)
+        return self.backoff_s(retry)
+
+
+@dataclass(frozen=True)
+class Attempted(Generic[T]):
+    """A successful call's value, with how many attempts it took and the waits in between."""
+
+    value: T
+    attempts: int
+    delays_s: tuple[float, ...]
+
+
+async def call_with_retries(call: Callable[[], Awaitable[T]], *, policy: RetryPolicy,
+                            sleep: Sleep) -> Attempted[T]:
+    """Await ``call()`` until it succeeds or the policy gives up with :class:`ProviderError`."""
+    attempts = retries = timeouts = 0
+    delays: list[float] = []
+    while True:
+        attempts += 1
+        try:
+            value = await call()
+        except Exception as exc:
+            kind = classify(exc)
+            if kind == "fatal":
+                raise ProviderError("api_error", describe(exc), attempts=attempts) from exc
+            if kind == "timeout":
+                timeouts += 1
+                if timeouts > policy.timeout_retries:
+                    raise ProviderError(
+                        "timeout", f"{describe(exc)} (timed out {timeouts} times)", attempts=attempts
+                    ) from exc
+                continue
+            if retries >= policy.max_retries:
+                raise ProviderError(
+                    "api_error", f"{describe(exc)} (gave up after {attempts} attempts)",
+                    attempts=attempts,
+                ) from exc
+            delay = policy.delay_s(exc, retries)
+            delays.append(delay)
+            retries += 1
+            await sleep(delay)
+        else:
+            return Attempted(value, attempts, tuple(delays))

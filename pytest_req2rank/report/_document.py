@@ -1,0 +1,115 @@
+"""The results JSON: a versioned document, its JSON Schema, validation and writing."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..models import ItemResult, Status
+
+SCHEMA_VERSION = 1
+SCHEMA_FILE = "results.schema.json"
+
+
+class RunInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    seed: int
+    model: str
+    suite: str
+    judges: list[str] = Field(default_factory=list)
+    sandbox: str
+    plugin_version: str
+    started_at: str
+    finished_at: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class ScoreInterval(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    low: float
+    high: float
+    method: str
+
+
+class Totals(BaseModel):
+    """Tokens and cost summed over items; ``None`` when unknown."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+class RunSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overall_score: float | None = Field(
+        description="0-100; for static suites 100 x accepted@1 over model-scored items"
+    )
+    ci95: ScoreInterval | None = None
+    dimensions: dict[str, float] = Field(default_factory=dict)
+    agreement: Literal["high", "moderate", "low"] | None = None
+    items_total: int
+    items_planned: int
+    status_counts: dict[Status, int]
+    phase0: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Phase-0 metrics per dataset; infinity is the string 'inf'"
+    )
+    metrics: dict[str, float | str | None] = Field(
+        default_factory=dict, description="Flat eval/{dataset}/{metric} names"
+    )
+    warnings: list[str] = Field(default_factory=list)
+    totals: Totals = Field(default_factory=Totals)
+    wall_time_s: float
+
+
+class ResultsDocument(BaseModel):
+    """Everything a run produced (DESIGN.md contract)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    run: RunInfo
+    summary: RunSummary
+    items: list[ItemResult]
+
+
+def generated_schema() -> dict[str, Any]:
+    """The JSON Schema derived from the models (the shipped file must equal it)."""
+    schema = ResultsDocument.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://github.com/req2rank/pytest-req2rank/results.schema.json"
+    return schema
+
+
+@cache
+def results_schema() -> dict[str, Any]:
+    """The JSON Schema shipped in the package."""
+    text = resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def validate_results(data: dict[str, Any]) -> None:
+    """Raise ``jsonschema.ValidationError`` when ``data`` is not a valid results document."""
+    jsonschema.Draft202012Validator(results_schema()).validate(data)
+
+
+def write_results(document: ResultsDocument, path: Path) -> None:
+    """Validate, then write atomically (a reader never sees half a file)."""
+    data = document.model_dump(mode="json")
+    validate_results(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)

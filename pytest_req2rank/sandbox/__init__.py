@@ -1,0 +1,21 @@
+"""Running untrusted code: the :class:`Sandbox` interface and its backends."""
+
+from ._base import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox, SandboxUnavailable
+from ._files import PathEscape, check_path
+from ._process import ProcessSandbox, sandbox_env
+from ._registry import BACKENDS, create_sandbox
+
+__all__ = [
+    "BACKENDS",
+    "PYTHON",
+    "ExecOutcome",
+    "ExecRequest",
+    "Limits",
+    "PathEscape",
+    "ProcessSandbox",
+    "Sandbox",
+    "SandboxUnavailable",
+    "check_path",
+    "create_sandbox",
+    "sandbox_env",
+]

@@ -1,0 +1,6 @@
+"""Run settings: options as ``--r2r-*``, ini ``r2r_*``, environment ``R2R_*``."""
+
+from ._options import OPTIONS, OptionSpec
+from ._settings import DEFAULT_MODEL, Settings, SettingsError, resolve_settings
+
+__all__ = ["DEFAULT_MODEL", "OPTIONS", "OptionSpec", "Settings", "SettingsError", "resolve_settings"]

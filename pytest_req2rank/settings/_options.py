@@ -1,0 +1,47 @@
+"""The option table: every setting once, with its CLI, ini and environment spellings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One setting. ``field`` is the Settings field; the spellings derive from it."""
+
+    field: str
+    help: str
+    metavar: str = "VALUE"
+    default_text: str = ""
+
+    @property
+    def cli(self) -> str:
+        return "--r2r-" + self.field.replace("_", "-")
+
+    @property
+    def ini(self) -> str:
+        return "r2r_" + self.field
+
+    @property
+    def env(self) -> str:
+        return "R2R_" + self.field.upper()
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("model", "Model to benchmark: a LiteLLM model string, r2r/reference or r2r/samples:PATH",
+               "MODEL", "r2r/reference"),
+    OptionSpec("suite", "Suite to run: humaneval or jsonl:PATH", "SUITE", "humaneval"),
+    OptionSpec("seed", "Run seed; the same seed plans the same items", "INT", "random"),
+    OptionSpec("sample", "Run a deterministic subset of N tasks (drawn from the seed)", "N", "all"),
+    OptionSpec("json", "Write the results JSON here", "PATH", ".req2rank/runs/RUN_ID/results.json"),
+    OptionSpec("db", "SQLite store of runs and items", "PATH", ".req2rank/req2rank.db"),
+    OptionSpec("dir", "Directory for run outputs (results, Q&A logs, store)", "PATH", ".req2rank"),
+    OptionSpec("api_base", "Base URL of an OpenAI-compatible gateway or local server", "URL", "none"),
+    OptionSpec("concurrency", "Concurrent model calls per worker process", "N", "4"),
+    OptionSpec("timeout", "Timeout of one model API call, in seconds", "SECONDS", "120"),
+    OptionSpec("max_tokens", "Output token budget of the target model per task", "N", "2048"),
+    OptionSpec("temperature", "Sampling temperature of the target model", "FLOAT", "0"),
+    OptionSpec("sandbox", "Sandbox backend that runs the generated code", "NAME", "process"),
+    OptionSpec("sandbox_timeout_ms", "Wall timeout of one sandbox execution, in milliseconds",
+               "MS", "5000"),
+)

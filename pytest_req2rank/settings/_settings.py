@@ -1,0 +1,151 @@
+"""Settings: resolved once from CLI > environment > ini > default, validated, frozen."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ._options import OPTIONS, OptionSpec
+
+DEFAULT_MODEL = "r2r/reference"
+SUITE_NAMES = ("humaneval", "jsonl:PATH")
+SANDBOX_NAMES = ("process",)
+PLANNED_SUITES = {"dynamic": "the requirement engine", "nversion": "N-version generation"}
+
+
+class SettingsError(ValueError):
+    """A bad setting; the message is one line naming the option, its source and what is allowed."""
+
+
+class Settings(BaseModel):
+    """Every setting of a run. Built by :func:`resolve_settings`; immutable."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = DEFAULT_MODEL
+    suite: str = "humaneval"
+    seed: int | None = None
+    sample: int | None = Field(default=None, ge=1)
+    json_path: Path | None = Field(default=None, alias="json")
+    db: Path | None = None
+    dir: Path = Path(".req2rank")
+    api_base: str | None = None
+    concurrency: int = Field(default=4, ge=1, le=1024)
+    timeout: float = Field(default=120.0, gt=0)
+    max_tokens: int = Field(default=2048, ge=1)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    sandbox: str = "process"
+    sandbox_timeout_ms: int = Field(default=5000, ge=100, le=3_600_000)
+    model_is_default: bool = True
+
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("must not be empty; e.g. gpt-4o, anthropic/claude-sonnet-4-5, r2r/reference")
+        if any(c.isspace() for c in value):
+            raise ValueError(f"must not contain whitespace, got {value!r}")
+        if value.startswith("r2r/"):
+            name = value[4:]
+            if name.startswith("samples:"):
+                if not name[len("samples:"):]:
+                    raise ValueError("r2r/samples needs a path: r2r/samples:PATH")
+            elif name != "reference":
+                raise ValueError(
+                    f"unknown built-in model {value!r}; built-ins are r2r/reference and r2r/samples:PATH"
+                )
+        return value
+
+    @field_validator("suite")
+    @classmethod
+    def _check_suite(cls, value: str) -> str:
+        value = value.strip()
+        if value in PLANNED_SUITES:
+            raise ValueError(
+                f"{value!r} ({PLANNED_SUITES[value]}) is not part of this version; "
+                f"allowed: {', '.join(SUITE_NAMES)}"
+            )
+        if value == "humaneval":
+            return value
+        if value.startswith("jsonl:"):
+            if not value[len("jsonl:"):]:
+                raise ValueError("jsonl needs a path: jsonl:PATH")
+            return value
+        raise ValueError(f"unknown suite {value!r}; allowed: {', '.join(SUITE_NAMES)}")
+
+    @field_validator("sandbox")
+    @classmethod
+    def _check_sandbox(cls, value: str) -> str:
+        value = value.strip()
+        if value not in SANDBOX_NAMES:
+            raise ValueError(f"unknown sandbox {value!r}; allowed: {', '.join(SANDBOX_NAMES)}")
+        return value
+
+    @field_validator("api_base")
+    @classmethod
+    def _check_api_base(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https?://[^\s/]+", value):
+            raise ValueError(f"must be an http(s) URL such as http://localhost:8000/v1, got {value!r}")
+        return value
+
+    @property
+    def sandbox_timeout_s(self) -> float:
+        return self.sandbox_timeout_ms / 1000.0
+
+    @property
+    def dataset_hint(self) -> str:
+        """The suite name as it appears in item ids, known before loading the suite."""
+        if self.suite.startswith("jsonl:"):
+            return Path(self.suite[len("jsonl:"):]).stem
+        return self.suite
+
+
+Lookup = Callable[[OptionSpec], str | None]
+
+
+def resolve_settings(
+    cli: Lookup, env: Mapping[str, str], ini: Lookup
+) -> Settings:
+    """Build Settings from the three sources; raise :class:`SettingsError` on the first bad value.
+
+    ``cli`` and ``ini`` return the raw string for an option, or ``None`` when unset.
+    """
+    raw: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for spec in OPTIONS:
+        for source, value in (
+            (spec.cli, cli(spec)),
+            (f"environment variable {spec.env}", env.get(spec.env)),
+            (f"ini option {spec.ini}", ini(spec)),
+        ):
+            if value is not None and str(value).strip() != "":
+                raw[spec.field] = str(value).strip()
+                sources[spec.field] = source
+                break
+    raw["model_is_default"] = "model" not in raw
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as exc:
+        raise SettingsError(_first_error(exc, sources)) from None
+
+
+def _first_error(exc: ValidationError, sources: Mapping[str, str]) -> str:
+    error = exc.errors(include_url=False)[0]
+    field = str(error["loc"][0]) if error["loc"] else "?"
+    field = "json" if field == "json_path" else field
+    spec = next((s for s in OPTIONS if s.field == field), None)
+    option = spec.cli if spec else field
+    source = sources.get(field, option)
+    message = str(error["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
+    given = error.get("input")
+    where = f"{option}" if source == option else f"{option} (from {source})"
+    if error["type"] in {"int_parsing", "float_parsing"}:
+        kind = "an integer" if error["type"] == "int_parsing" else "a number"
+        return f"{where}: expected {kind}, got {given!r}"
+    return f"{where}: {message}" + (f", got {given!r}" if "got" not in message and given is not None
+                                     and error["type"] not in {"value_error"} else "")

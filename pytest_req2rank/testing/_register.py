@@ -1,0 +1,63 @@
+"""Plugging the fake into litellm's global provider map, and taking it out again."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+from ..providers._env import import_litellm
+from ._prices import restore_prices
+from ._script import FAKE_PROVIDER as PROVIDER
+from ._state import STATE
+
+_lock = threading.Lock()
+_handler: Any = None
+_displaced: list[dict[str, Any]] = []
+_added_to: set[str] = set()
+_PROVIDER_LISTS = ("provider_list", "_custom_providers")
+
+
+def register_fake_provider() -> None:
+    """Serve ``fake/<name>`` models in this process (idempotent; the adapter calls it itself)."""
+    global _handler
+    litellm: Any = import_litellm()
+    from ._handler import FakeLLM
+
+    with _lock:
+        if _handler is None:
+            _handler = FakeLLM()
+        current = list(litellm.custom_provider_map)
+        if any(item.get("custom_handler") is _handler for item in current):
+            return
+        _displaced.extend(item for item in current if item.get("provider") == PROVIDER)
+        litellm.custom_provider_map = [
+            item for item in current if item.get("provider") != PROVIDER
+        ] + [{"provider": PROVIDER, "custom_handler": _handler}]
+        _added_to.update(attr for attr in _PROVIDER_LISTS if PROVIDER not in getattr(litellm, attr))
+        litellm.utils.custom_llm_setup()
+
+
+def reset_fake_state() -> None:
+    """Forget scripts, consumed responses and calls, and undo every change to litellm's globals.
+
+    Use it in a fixture around tests that use the fake. It never imports litellm.
+    """
+    STATE.clear()
+    restore_prices()
+    litellm: Any = sys.modules.get("litellm")
+    with _lock:
+        if litellm is None or _handler is None:
+            _displaced.clear()
+            _added_to.clear()
+            return
+        litellm.custom_provider_map = [
+            item for item in litellm.custom_provider_map if item.get("custom_handler") is not _handler
+        ] + _displaced
+        _displaced.clear()
+        if not any(item.get("provider") == PROVIDER for item in litellm.custom_provider_map):
+            for attr in _added_to:
+                names = getattr(litellm, attr)
+                while PROVIDER in names:
+                    names.remove(PROVIDER)
+        _added_to.clear()

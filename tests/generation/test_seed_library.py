@@ -1,0 +1,60 @@
+"""Every seed of the library loads, its reference passes its probes, and its probes kill its mutants."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from pytest_req2rank.generation import (
+    MIN_MUTATION_SCORE,
+    ProbeGrader,
+    Seed,
+    assignments,
+    default_seed_dir,
+    instantiate,
+    load_seeds,
+    mutation_score,
+    reference_failures,
+    sandbox_grader,
+)
+
+SEEDS = load_seeds(default_seed_dir())
+ASSIGNMENTS_PER_SEED = 8
+"""Slot assignments checked per seed: all of them, or a deterministic sample of this many."""
+
+
+@pytest.fixture(scope="module")
+def grader() -> ProbeGrader:
+    try:
+        execution = importlib.import_module("pytest_req2rank.execution")
+    except ImportError as exc:
+        pytest.skip(f"pytest_req2rank.execution cannot be imported yet: {exc}")
+    if not hasattr(execution, "grade_probes"):
+        pytest.skip("pytest_req2rank.execution.grade_probes is not available yet")
+    return sandbox_grader("process")
+
+
+def test_library_is_not_empty_and_ids_are_unique() -> None:
+    assert len(SEEDS) >= 8
+    assert len({s.id for s in SEEDS}) == len(SEEDS)
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda s: s.id)
+def test_reference_passes_every_probe(seed: Seed, grader: ProbeGrader) -> None:
+    failures = [
+        line
+        for assignment in assignments(seed, limit=ASSIGNMENTS_PER_SEED)
+        for line in reference_failures(instantiate(seed, assignment), grader)
+    ]
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda s: s.id)
+def test_probes_kill_first_order_mutants(seed: Seed, grader: ProbeGrader) -> None:
+    result = mutation_score(instantiate(seed), grader)
+    assert result.total > 0
+    assert result.score >= MIN_MUTATION_SCORE, (
+        f"{seed.id}: {result.killed}/{result.total} mutants killed ({result.score:.0%}); "
+        "survivors:\n" + "\n".join(result.survivors)
+    )

@@ -1,0 +1,238 @@
+"""The process backend: what the code sees, what it may not do, and what is left afterwards."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_req2rank.sandbox import (
+    PYTHON,
+    ExecOutcome,
+    ExecRequest,
+    Limits,
+    ProcessSandbox,
+    SandboxUnavailable,
+    create_sandbox,
+)
+
+from .conftest import pids_with
+
+ROOT = os.geteuid() == 0
+needs_namespaces = pytest.mark.skipif(
+    not ROOT, reason="the namespace mode is what runs as root (CI); see test_rlimits_mode_*"
+)
+
+
+def run(box: ProcessSandbox, code: str, **fields: Any) -> ExecOutcome:
+    return box.run(ExecRequest(files={"main.py": code}, argv=(PYTHON, "main.py"), **fields))
+
+
+def test_runs_python_and_reports_output(sandbox: ProcessSandbox) -> None:
+    outcome = sandbox.run(ExecRequest(
+        files={"main.py": "import sys\nfrom pkg.helper import twice\nprint(twice(int(input())))\n"
+                          "print('oops', file=sys.stderr)\nsys.exit(3)\n",
+               "pkg/__init__.py": "", "pkg/helper.py": "def twice(x):\n    return 2 * x\n"},
+        argv=(PYTHON, "main.py"), stdin="21\n",
+    ))
+    assert outcome.error is None
+    assert (outcome.stdout, outcome.stderr, outcome.exit_code) == ("42\n", "oops\n", 3)
+    assert not outcome.timed_out and not outcome.ok
+
+
+def test_environment_is_empty_and_deterministic(sandbox: ProcessSandbox,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-should-not-leak")
+    outcome = run(sandbox, "import os, sys\nprint(sorted(os.environ))\n"
+                           "print(os.environ['TZ'], os.environ['PYTHONHASHSEED'], "
+                           "sys.flags.hash_randomization, os.environ['HOME'] == os.getcwd())\n")
+    assert "sk-secret" not in outcome.stdout and "OPENAI_API_KEY" not in outcome.stdout
+    names, values = outcome.stdout.splitlines()
+    assert eval(names) == sorted([
+        "PATH", "HOME", "LANG", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+        "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    ])
+    assert values == "UTC 0 0 True"
+
+
+def test_work_directory_is_fresh_and_removed(sandbox: ProcessSandbox) -> None:
+    first = run(sandbox, "import os\nopen('left.txt', 'w').write('x')\nprint(os.getcwd())\n")
+    second = run(sandbox, "import os\nprint(os.getcwd(), os.path.exists('left.txt'))\n")
+    work = Path(first.stdout.strip())
+    assert not work.exists() and not work.parent.exists()
+    assert second.stdout.split()[1] == "False"
+    assert second.stdout.split()[0] != str(work)
+
+
+@pytest.mark.parametrize("path", ["../escape.py", "/tmp/escape.py", "a/../../escape.py", ""])
+def test_request_paths_escaping_the_work_directory_are_rejected(
+    sandbox: ProcessSandbox, path: str
+) -> None:
+    before = set(os.listdir(tempfile.gettempdir()))
+    outcome = sandbox.run(ExecRequest(files={"main.py": "print(1)", path: "x = 1"},
+                                      argv=(PYTHON, "main.py")))
+    assert outcome.error is not None and "escapes the work directory" in outcome.error
+    assert outcome.stdout == ""
+    assert "escape.py" not in os.listdir(tempfile.gettempdir())
+    assert set(os.listdir(tempfile.gettempdir())) - before == set()
+
+
+@needs_namespaces
+def test_code_cannot_write_outside_its_work_directory_by_relative_path(
+    sandbox: ProcessSandbox,
+) -> None:
+    outcome = run(sandbox, "try:\n    open('../escape.txt', 'w').write('x')\n    print('wrote')\n"
+                           "except OSError as exc:\n    print(type(exc).__name__)\n")
+    assert outcome.stdout == "PermissionError\n"
+
+
+def test_read_back_returns_files_but_never_follows_symlinks(sandbox: ProcessSandbox) -> None:
+    outcome = sandbox.run(ExecRequest(
+        files={"main.py": "import os\nopen('out/result.txt', 'w').write('done')\n"
+                          "os.symlink('/etc/passwd', 'out/leak.txt')\n", "out/.keep": ""},
+        argv=(PYTHON, "main.py"), read_back=("out/result.txt", "out/leak.txt", "missing.txt"),
+    ))
+    assert outcome.files == {"out/result.txt": "done"}
+
+
+def test_wall_timeout_kills_the_process(sandbox: ProcessSandbox) -> None:
+    outcome = run(sandbox, "while True:\n    pass\n", timeout_s=0.5)
+    assert outcome.timed_out and outcome.signal == signal.SIGKILL
+    assert outcome.error is None
+
+
+def test_cpu_limit(sandbox: ProcessSandbox) -> None:
+    outcome = run(sandbox, "while True:\n    pass\n", timeout_s=10,
+                  limits=Limits(cpu_s=1))
+    assert not outcome.timed_out and outcome.signal in (signal.SIGXCPU, signal.SIGKILL)
+
+
+def test_memory_hog_gets_memory_error(sandbox: ProcessSandbox) -> None:
+    outcome = run(sandbox, "block = bytearray(2 * 1024 ** 3)\n", limits=Limits(memory_mb=256))
+    assert outcome.exit_code == 1 and "MemoryError" in outcome.stderr
+
+
+def test_file_size_limit(sandbox: ProcessSandbox) -> None:
+    outcome = run(sandbox, "open('big', 'wb').write(b'x' * (3 * 1024 * 1024))\n",
+                  limits=Limits(file_size_mb=1))
+    assert outcome.exit_code != 0
+
+
+def test_output_flood_is_capped_and_flagged(sandbox: ProcessSandbox) -> None:
+    outcome = run(sandbox, "while True:\n    print('x' * 1000)\n", timeout_s=2,
+                  limits=Limits(output_bytes=10_000, file_size_mb=2))
+    assert outcome.output_truncated
+    assert len(outcome.stdout) == 10_000
+
+
+@needs_namespaces
+def test_process_limit_holds_as_root(sandbox: ProcessSandbox) -> None:
+    code = (
+        "import os, time\nmade = 0\nfor _ in range(100):\n    try:\n        pid = os.fork()\n"
+        "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(5)\n"
+        "        os._exit(0)\n    made += 1\nprint(made, os.getuid())\n"
+    )
+    outcome = run(sandbox, code, limits=Limits(processes=10))
+    made, uid = map(int, outcome.stdout.split())
+    assert 0 < made < 10 and uid != 0
+
+
+@needs_namespaces
+def test_fork_bomb_is_contained_and_nothing_is_left(sandbox: ProcessSandbox) -> None:
+    marker = f"r2r-bomb-{uuid.uuid4().hex}"
+    bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    code = f"import os, sys\nos.execv(sys.executable, [sys.executable, '-S', '-c', {bomb!r}, {marker!r}])\n"
+    outcome = run(sandbox, code, timeout_s=1.5, limits=Limits(processes=16))
+    assert outcome.timed_out
+    assert pids_with(marker) == []
+
+
+DAEMON = """\
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        open('started', 'w').close()
+        os.execv(sys.executable, [sys.executable, '-S', '-c', 'import time; time.sleep(60)', {marker!r}])
+    os._exit(0)
+while not os.path.exists('started'):
+    time.sleep(0.01)
+print('main done')
+"""
+
+
+@needs_namespaces
+def test_setsid_daemon_does_not_outlive_the_run(sandbox: ProcessSandbox) -> None:
+    marker = f"r2r-daemon-{uuid.uuid4().hex}"
+    outcome = run(sandbox, DAEMON.format(marker=marker), timeout_s=5, read_back=("started",))
+    assert outcome.stdout == "main done\n" and "started" in outcome.files
+    assert pids_with(marker) == []
+
+
+def test_rlimits_mode_lets_a_daemon_escape_which_is_why_it_is_the_last_resort() -> None:
+    box = ProcessSandbox(mode="rlimits")
+    assert "WARNING" in box.isolation
+    marker = f"r2r-daemon-{uuid.uuid4().hex}"
+    outcome = run(box, DAEMON.format(marker=marker), timeout_s=5)
+    escaped = pids_with(marker)
+    for pid in escaped:
+        os.kill(pid, signal.SIGKILL)
+    assert outcome.stdout == "main done\n"
+    assert escaped, "the daemon test above would be vacuous if this mode killed the daemon"
+
+
+@needs_namespaces
+def test_no_network_not_even_loopback(sandbox: ProcessSandbox) -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        outcome = run(sandbox, "import socket\ntry:\n    socket.create_connection("
+                               f"('127.0.0.1', {port}), timeout=1)\n    print('connected')\n"
+                               "except OSError as exc:\n    print(type(exc).__name__)\n")
+    assert outcome.stdout.strip() not in ("connected", "")
+
+
+@needs_namespaces
+def test_cannot_see_or_signal_the_host_processes(sandbox: ProcessSandbox) -> None:
+    outcome = run(sandbox, f"import os\ntry:\n    os.kill({os.getpid()}, 0)\n    print('reached')\n"
+                           "except OSError as exc:\n    print(type(exc).__name__)\n")
+    assert outcome.stdout in ("ProcessLookupError\n", "PermissionError\n")
+
+
+def test_sandbox_failure_is_reported_not_raised(sandbox: ProcessSandbox,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_args: object, **_kwargs: object) -> str:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", broken)
+    outcome = run(sandbox, "print(1)")
+    assert outcome.error is not None and "No space left" in outcome.error
+
+
+def test_a_program_that_prints_like_the_launcher_is_still_its_own_failure(
+    sandbox: ProcessSandbox,
+) -> None:
+    outcome = run(sandbox, "import sys\nprint('unshare: unshare failed: fake', file=sys.stderr)\n"
+                           "sys.exit(1)\n")
+    assert outcome.error is None and outcome.exit_code == 1
+
+
+def test_create_sandbox() -> None:
+    box = create_sandbox("process")
+    assert isinstance(box, ProcessSandbox)
+    assert box.isolation.startswith("process: ")
+    with pytest.raises(SandboxUnavailable, match="unknown sandbox backend 'docker'; available: process"):
+        create_sandbox("docker")
+
+
+@needs_namespaces
+def test_isolation_line_is_honest_as_root(sandbox: ProcessSandbox) -> None:
+    assert "own uid per run, pid and network namespaces" in sandbox.isolation
+    assert "no filesystem isolation" in sandbox.isolation

@@ -1,0 +1,89 @@
+"""Settings: precedence CLI > env > ini > default, and one-line errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from pytest_req2rank.settings import OPTIONS, OptionSpec, Settings, SettingsError, resolve_settings
+
+
+def resolve(
+    cli: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
+    ini: Mapping[str, str] | None = None,
+) -> Settings:
+    cli, ini = cli or {}, ini or {}
+
+    def from_cli(spec: OptionSpec) -> str | None:
+        return cli.get(spec.field)
+
+    def from_ini(spec: OptionSpec) -> str | None:
+        return ini.get(spec.field)
+
+    return resolve_settings(from_cli, env or {}, from_ini)
+
+
+def test_defaults() -> None:
+    settings = resolve()
+    assert settings.model == "r2r/reference"
+    assert settings.model_is_default
+    assert settings.suite == "humaneval"
+    assert settings.seed is None
+    assert settings.sandbox_timeout_s == 5.0
+
+
+def test_precedence_cli_over_env_over_ini() -> None:
+    assert resolve(cli={"seed": "1"}, env={"R2R_SEED": "2"}, ini={"seed": "3"}).seed == 1
+    assert resolve(env={"R2R_SEED": "2"}, ini={"seed": "3"}).seed == 2
+    assert resolve(ini={"seed": "3"}).seed == 3
+
+
+def test_explicit_model_is_not_default() -> None:
+    settings = resolve(env={"R2R_MODEL": "gpt-4o"})
+    assert settings.model == "gpt-4o"
+    assert not settings.model_is_default
+
+
+def test_spellings_derive_from_field() -> None:
+    spec = next(s for s in OPTIONS if s.field == "sandbox_timeout_ms")
+    assert (spec.cli, spec.ini, spec.env) == (
+        "--r2r-sandbox-timeout-ms", "r2r_sandbox_timeout_ms", "R2R_SANDBOX_TIMEOUT_MS",
+    )
+
+
+@pytest.mark.parametrize(
+    ("cli", "env", "message"),
+    [
+        ({"concurrency": "abc"}, {}, "--r2r-concurrency: expected an integer, got 'abc'"),
+        ({}, {"R2R_CONCURRENCY": "0"}, "--r2r-concurrency (from environment variable R2R_CONCURRENCY): must be greater than or equal to 1"),
+        ({"suite": "nope"}, {}, "--r2r-suite: unknown suite 'nope'; allowed: humaneval, jsonl:PATH"),
+        ({"suite": "jsonl:"}, {}, "--r2r-suite: jsonl needs a path: jsonl:PATH"),
+        ({"model": "r2r/oracle"}, {}, "--r2r-model: unknown built-in model 'r2r/oracle'"),
+        ({"model": "r2r/samples:"}, {}, "--r2r-model: r2r/samples needs a path"),
+        ({"api_base": "localhost:8000"}, {}, "--r2r-api-base: must be an http(s) URL"),
+        ({"timeout": "soon"}, {}, "--r2r-timeout: expected a number, got 'soon'"),
+        ({"sandbox": "vm"}, {}, "--r2r-sandbox: unknown sandbox 'vm'; allowed: process"),
+        ({"sandbox_timeout_ms": "5"}, {}, "--r2r-sandbox-timeout-ms: must be greater than or equal to 100"),
+    ],
+)
+def test_bad_values_give_one_line_errors(
+    cli: dict[str, str], env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(SettingsError) as excinfo:
+        resolve(cli=cli, env=env)
+    text = str(excinfo.value)
+    assert text.startswith(message)
+    assert "\n" not in text
+
+
+def test_ini_source_is_named() -> None:
+    with pytest.raises(SettingsError, match=r"^--r2r-sample \(from ini option r2r_sample\)"):
+        resolve(ini={"sample": "many"})
+
+
+def test_settings_are_frozen() -> None:
+    settings = resolve()
+    with pytest.raises(Exception):
+        settings.seed = 3  # type: ignore[misc]
