@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from pydantic import BaseModel, ConfigDict
 
-from ..models import ExecutionResult, ItemResult, Task, Timings, Usage
+from ..models import INFRA_STATUSES, ExecutionResult, ItemResult, Task, Timings, Usage
 from ..providers import Completion, CompletionRequest, Provider, ProviderConfigError, ProviderError
 from ..sandbox import Sandbox
 from ._extract import extract_code
@@ -123,6 +123,8 @@ def _finish(
         ),
         "judge_time_s": execution_s,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "score": None if status in INFRA_STATUSES else (100.0 if status == "success" else 0.0),
+        "cluster": result.cluster or result.item_id,
     }
     if execution is not None:
         update |= {

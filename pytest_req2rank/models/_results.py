@@ -113,7 +113,15 @@ class ItemResult(BaseModel):
     worker: str = "main"
     started_at: str = ""
     finished_at: str = ""
-    kind: Literal["static"] = "static"
+    kind: Literal["static", "dynamic"] = "static"
+    score: float | None = Field(
+        default=None,
+        description="0-100: 100 x solved for static items, the judged score for dynamic ones; "
+        "None when not scored (infrastructure error, or every judge failed)",
+    )
+    cluster: str = Field(
+        default="", description="The requirement this item measures (bootstrap cluster, baseline pairing)"
+    )
 
     @property
     def accepted(self) -> bool:

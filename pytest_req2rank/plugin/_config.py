@@ -13,9 +13,12 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("req2rank", "benchmark LLMs on requirements (req2rank)")
     for spec in OPTIONS:
         default = f" (default: {spec.default_text}; env {spec.env}; ini {spec.ini})"
-        group.addoption(
-            spec.cli, dest=_dest(spec), default=None, metavar=spec.metavar, help=spec.help + default
-        )
+        if spec.flag:
+            group.addoption(spec.cli, dest=_dest(spec), action="store_const", const="true",
+                            default=None, help=spec.help + default)
+        else:
+            group.addoption(spec.cli, dest=_dest(spec), default=None, metavar=spec.metavar,
+                            help=spec.help + default)
         parser.addini(spec.ini, help=spec.help, default=None)
 
 

@@ -3,33 +3,45 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import __version__
 from ..models import ItemResult
 from ..plan import RunPlan
 from ..report import (
+    BaselineReport,
+    GateReport,
+    RegressionReport,
     ResultsDocument,
     RunInfo,
+    RunSummary,
     append_qa,
     build_summary,
     qa_record,
+    scores_by_requirement,
     write_results,
 )
+from ..scoring import regression_gate, score_gate
 from ..settings import Settings
 from ..store import Store
+
+
+def store_path(settings: Settings, rootdir: Path) -> Path:
+    """The SQLite store: ``--r2r-db``, else ``req2rank.db`` in the output directory."""
+    if settings.db:
+        return _absolute(settings.db, rootdir)
+    return _absolute(settings.dir, rootdir) / "req2rank.db"
 
 
 class OutputPaths:
     """Where a run writes: results JSON, Q&A log and the store (defaults under ``.req2rank/``)."""
 
-    def __init__(self, settings: Settings, plan: RunPlan, rootdir: Path) -> None:
-        base = _absolute(settings.dir, rootdir)
-        run_dir = base / "runs" / plan.run_id
+    def __init__(self, settings: Settings, run_id: str, rootdir: Path) -> None:
+        run_dir = _absolute(settings.dir, rootdir) / "runs" / run_id
         self.results = _absolute(settings.json_path, rootdir) if settings.json_path else run_dir / "results.json"
         self.qa_log = run_dir / "qa.jsonl"
-        self.store = _absolute(settings.db, rootdir) if settings.db else base / "req2rank.db"
+        self.store = store_path(settings, rootdir)
 
 
 def _absolute(path: Path, rootdir: Path) -> Path:
@@ -38,25 +50,45 @@ def _absolute(path: Path, rootdir: Path) -> Path:
 
 
 class Controller:
-    """Receives every finished item (from xdist reports or in-process) and owns the outputs."""
+    """Receives every finished item (from xdist reports or in-process) and owns the outputs.
 
-    def __init__(self, settings: Settings, plan: RunPlan, rootdir: Path, sandbox_info: str) -> None:
+    ``baseline`` is the results document of the run this one repeats (``--r2r-baseline``);
+    ``finished`` are the items a resumed run had already finished.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        plan: RunPlan,
+        rootdir: Path,
+        sandbox_info: str,
+        *,
+        baseline: tuple[Path, ResultsDocument] | None = None,
+        finished: list[ItemResult] | None = None,
+    ) -> None:
         self.settings = settings
         self.plan = plan
-        self.paths = OutputPaths(settings, plan, rootdir)
+        self.paths = OutputPaths(settings, plan.run_id, rootdir)
         self.sandbox_info = sandbox_info
-        self.items: dict[str, ItemResult] = {}
-        self.started_at = datetime.now(timezone.utc)
+        self.baseline = baseline
+        self.items: dict[str, ItemResult] = {item.item_id: item for item in finished or []}
+        self.started_at = datetime.now(UTC)
         self._t0 = time.perf_counter()
         self._store: Store | None = None
         self.document: ResultsDocument | None = None
         self.write_error: str | None = None
 
+    @property
+    def gate_failed(self) -> bool:
+        return self.document is not None and any(not g.passed for g in self.document.summary.gates)
+
     def record(self, item: ItemResult) -> None:
         """Keep one finished item: in memory, in the store and in the Q&A log, immediately."""
+        known = self.items.get(item.item_id)
         self.items[item.item_id] = item
-        store = self._open_store()
-        store.add_item(self.plan.run_id, item)
+        if known is not None and known.finished_at == item.finished_at:
+            return  # a resumed run reporting an item it had already kept
+        self._open_store().add_item(self.plan.run_id, item)
         append_qa(
             self.paths.qa_log,
             qa_record(item, temperature=self.settings.temperature,
@@ -73,18 +105,21 @@ class Controller:
                 suite=self.plan.suite,
                 seed=self.plan.seed,
                 plan=self.plan.model_dump(mode="json"),
+                settings=self.settings.model_dump(mode="json", by_alias=True),
             )
         return self._store
 
     def finish(self, *, interrupted: bool) -> ResultsDocument | None:
-        """Summarize and write the results JSON; ``None`` when no item ran."""
+        """Summarize, apply the gates and write the results JSON; ``None`` when no item ran."""
         if not self.items:
             return None
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
         items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
         wall = time.perf_counter() - self._t0
-        summary = build_summary(items, planned=len(self.plan.item_ids), wall_time_s=wall)
-        finished_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        summary = build_summary(items, planned=len(self.plan.item_ids), wall_time_s=wall,
+                                seed=self.plan.seed)
+        summary = self._apply_gates(summary, items)
+        finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.document = ResultsDocument(
             run=RunInfo(
                 id=self.plan.run_id,
@@ -114,3 +149,40 @@ class Controller:
         store.close()
         self._store = None
         return self.document
+
+    def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
+        gates: list[GateReport] = []
+        baseline_report = None
+        settings = self.settings
+        if settings.fail_under is not None:
+            verdict = score_gate(
+                summary.overall_score,
+                summary.ci95.low if summary.ci95 else None,
+                fail_under=settings.fail_under,
+                gate_on=settings.gate_on,
+            )
+            gates.append(GateReport(name=verdict.name, passed=verdict.passed, message=verdict.message))
+        if self.baseline is not None:
+            path, document = self.baseline
+            try:
+                comparison = regression_gate(
+                    scores_by_requirement(document.items), scores_by_requirement(items),
+                    max_drop=settings.max_drop, seed=self.plan.seed,
+                )
+            except ValueError as exc:
+                gates.append(GateReport(name="baseline", passed=False, message=str(exc)))
+            else:
+                gate = comparison.gate
+                gates.append(GateReport(name=gate.name, passed=gate.passed, message=gate.message))
+                baseline_report = BaselineReport(
+                    path=str(path), run_id=document.run.id,
+                    baseline_score=round(comparison.baseline_score, 2),
+                    candidate_score=round(comparison.candidate_score, 2),
+                    diff=round(comparison.diff.mean_diff, 2), diff_low=round(comparison.diff.low, 2),
+                    diff_high=round(comparison.diff.high, 2), n_pairs=comparison.diff.n_pairs,
+                    max_drop=settings.max_drop,
+                    worst=[RegressionReport(requirement=r.requirement, baseline=r.baseline,
+                                            candidate=r.candidate, diff=r.diff)
+                           for r in comparison.worst],
+                )
+        return summary.model_copy(update={"gates": gates, "baseline": baseline_report})

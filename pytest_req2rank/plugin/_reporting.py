@@ -1,4 +1,4 @@
-"""Controller-only hooks: receive item results, finish the run, print the summary."""
+"""Controller-only hooks: receive item results, finish the run, set the exit status, print."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from ..models import ItemResult
 from ..report import render_summary
+from ..scoring import EXIT_GATE_FAILED
 from ._controller import Controller
 from ._keys import RUNNER_KEY
 from ._session import lost_item
@@ -22,6 +23,7 @@ class ControllerPlugin:
     def __init__(self, controller: Controller) -> None:
         self.controller = controller
         self._planned = set(controller.plan.item_ids)
+        self.other_failures = 0
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -32,15 +34,26 @@ class ControllerPlugin:
         if payload is not None:
             self.controller.record(ItemResult.model_validate(payload))
             return
+        if not report.failed:
+            return
         # xdist reports a crashed worker's item with when="???" and no result.
-        if report.failed and report.when not in ("setup", "call", "teardown"):
-            match = _PARAM_ID.search(report.nodeid)
-            item_id = match.group(1) if match else None
-            if item_id in self._planned and item_id not in self.controller.items:
-                self.controller.record(lost_item(self.controller, item_id, str(report.longrepr)))
+        match = _PARAM_ID.search(report.nodeid)
+        item_id = match.group(1) if match else None
+        crashed = report.when not in ("setup", "call", "teardown")
+        if crashed and item_id in self._planned and item_id not in self.controller.items:
+            self.controller.record(lost_item(self.controller, item_id, str(report.longrepr)))
+        else:
+            self.other_failures += 1
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+        document = self.controller.document
+        if document is None or not document.summary.gates:
+            return
+        # With a gate, unsolved items are measurements, not failures: the gate decides.
+        # Anything else that failed (errors, other tests) keeps pytest's own status.
+        if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not self.other_failures:
+            session.exitstatus = EXIT_GATE_FAILED if self.controller.gate_failed else pytest.ExitCode.OK
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         document = self.controller.document

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ..models import ItemResult
 from ..plan import RunPlan, build_plan
 from ..providers import LiteLLMProvider, ProviderConfigError, load_offline
-from ..settings import DEFAULT_MODEL, SettingsError
+from ..report import ResultsDocument, load_results
+from ..settings import DEFAULT_MODEL, Settings, SettingsError
+from ..store import Store
 from ..suites import SuiteError, load_suite
 from ._config import load_settings
-from ._controller import Controller
+from ._controller import Controller, store_path
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
 from ._runner import Runner
 
@@ -23,21 +27,83 @@ def configure_session(config: pytest.Config) -> None:
     except SuiteError as exc:
         raise SettingsError(f"--r2r-suite: {exc}") from None
     by_id = {task.item_id: task for task in tasks}
+    db = store_path(settings, config.rootpath)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
-        config.stash[RUNNER_KEY] = Runner(settings, plan, by_id)
+        config.stash[RUNNER_KEY] = Runner(settings, plan, by_id, db)
         return
-    plan = build_plan(tasks, model=settings.model, suite=settings.suite, seed=settings.seed,
-                      sample=settings.sample)
-    runner = Runner(settings, plan, by_id)
+    baseline = _load_baseline(settings, config.rootpath)
+    finished: list[ItemResult] = []
+    if settings.resume:
+        plan, finished = _resumed_plan(settings, db)
+    else:
+        seed = settings.seed
+        if baseline is not None:
+            seed = _baseline_seed(settings, baseline[1])
+        plan = build_plan(tasks, model=settings.model, suite=settings.suite, seed=seed,
+                          sample=settings.sample)
+    unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
+    if unknown:
+        raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
+    runner = Runner(settings, plan, by_id, db)
     _check_model(runner, [by_id[item_id].task_id for item_id in plan.item_ids])
     config.stash[RUNNER_KEY] = runner
-    controller = Controller(settings, plan, config.rootpath, runner.sandbox.isolation)
+    controller = Controller(settings, plan, config.rootpath, runner.sandbox.isolation,
+                            baseline=baseline, finished=finished)
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin
 
     config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
+
+
+def _load_baseline(settings: Settings, rootdir: Path) -> tuple[Path, ResultsDocument] | None:
+    if settings.baseline is None:
+        return None
+    path = settings.baseline if settings.baseline.is_absolute() else rootdir / settings.baseline
+    try:
+        document = load_results(path)
+    except ValueError as exc:
+        raise SettingsError(f"--r2r-baseline: {exc}") from None
+    if document.run.suite != settings.suite:
+        raise SettingsError(
+            f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {settings.suite!r}; "
+            f"pass --r2r-suite={document.run.suite} to compare the same requirements"
+        )
+    return path, document
+
+
+def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
+    """A baseline comparison reruns the baseline's seed, so both runs face the same requirements."""
+    if settings.seed is not None and settings.seed != baseline.run.seed:
+        raise SettingsError(
+            f"--r2r-seed: {settings.seed} differs from the baseline's seed {baseline.run.seed}; "
+            "drop --r2r-seed to rerun the baseline's requirements"
+        )
+    return baseline.run.seed
+
+
+def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResult]]:
+    """The plan and the finished items of the run to resume."""
+    run_id = settings.resume or ""
+    store = Store(db)
+    try:
+        run = store.run(run_id)
+        if run is None:
+            raise SettingsError(
+                f"--r2r-resume: no run {run_id!r} in {db}; pick a run id from the store "
+                "(its runs table) or a results.json, and the same --r2r-db"
+            )
+        plan = RunPlan.model_validate_json(run["plan"])
+        for field, stored in (("model", plan.model), ("suite", plan.suite)):
+            if getattr(settings, field) != stored:
+                raise SettingsError(
+                    f"--r2r-resume: run {run_id} benchmarked {field} {stored!r}; "
+                    f"resume it with --r2r-{field}={stored}"
+                )
+        return plan, store.items(run_id)
+    finally:
+        store.close()
 
 
 def _check_model(runner: Runner, task_ids: list[str]) -> None:

@@ -18,6 +18,7 @@ from ._base import (
     ProviderConfigError,
     ProviderError,
 )
+from ._cache import CachedProvider, ResponseCache, cache_key
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._litellm import LiteLLMProvider
 from ._reference import REFERENCE_MODEL, ReferenceProvider
@@ -29,6 +30,7 @@ __all__ = [
     "OFFLINE_DEFAULTS",
     "REFERENCE_MODEL",
     "SAMPLES_PREFIX",
+    "CachedProvider",
     "Completion",
     "CompletionRequest",
     "FailureKind",
@@ -38,9 +40,11 @@ __all__ = [
     "ProviderConfigError",
     "ProviderError",
     "ReferenceProvider",
+    "ResponseCache",
     "RetryPolicy",
     "SamplesProvider",
     "apply_offline_defaults",
+    "cache_key",
     "load_offline",
     "load_samples",
     "resolve_provider",

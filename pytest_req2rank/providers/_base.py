@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from typing import Any, Literal
 
@@ -29,6 +30,9 @@ class CompletionRequest(BaseModel):
     timeout_s: float = 120.0
     json_mode: bool = False
     task: Task | None = None
+    cache_tag: str = Field(
+        default="", description="Version of the prompt template; part of the response-cache key"
+    )
 
 
 class Completion(BaseModel):
@@ -81,6 +85,10 @@ class Provider(ABC):
     @abstractmethod
     def complete(self, request: CompletionRequest) -> Completion:
         """Return a completion, or raise :class:`ProviderError`."""
+
+    async def acomplete(self, request: CompletionRequest) -> Completion:
+        """:meth:`complete` for asyncio callers; providers with native async override it."""
+        return await asyncio.to_thread(self.complete, request)
 
     def close(self) -> None:
         """Release resources (event loops, clients)."""

@@ -2,22 +2,29 @@
 
 from ._document import (
     SCHEMA_VERSION,
+    BaselineReport,
+    GateReport,
+    RegressionReport,
     ResultsDocument,
     RunInfo,
     RunSummary,
     ScoreInterval,
     Totals,
     generated_schema,
+    load_results,
     results_schema,
     validate_results,
     write_results,
 )
 from ._qalog import append_qa, qa_record
-from ._summary import build_summary
+from ._summary import build_summary, run_score, scores_by_requirement
 from ._terminal import render_summary
 
 __all__ = [
     "SCHEMA_VERSION",
+    "BaselineReport",
+    "GateReport",
+    "RegressionReport",
     "ResultsDocument",
     "RunInfo",
     "RunSummary",
@@ -26,9 +33,12 @@ __all__ = [
     "append_qa",
     "build_summary",
     "generated_schema",
+    "load_results",
     "qa_record",
     "render_summary",
     "results_schema",
+    "run_score",
+    "scores_by_requirement",
     "validate_results",
     "write_results",
 ]

@@ -51,11 +51,47 @@ class Totals(BaseModel):
     cost_usd: float | None = None
 
 
+class GateReport(BaseModel):
+    """One quality gate's verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    passed: bool
+    message: str
+
+
+class RegressionReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    requirement: str
+    baseline: float
+    candidate: float
+    diff: float
+
+
+class BaselineReport(BaseModel):
+    """This run against the baseline run it repeated, paired by requirement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    run_id: str
+    baseline_score: float
+    candidate_score: float
+    diff: float
+    diff_low: float
+    diff_high: float
+    n_pairs: int
+    max_drop: float
+    worst: list[RegressionReport] = Field(default_factory=list)
+
+
 class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     overall_score: float | None = Field(
-        description="0-100; for static suites 100 x accepted@1 over model-scored items"
+        description="0-100: the mean item score over scored items (for static suites 100 x accepted@1)"
     )
     ci95: ScoreInterval | None = None
     dimensions: dict[str, float] = Field(default_factory=dict)
@@ -71,6 +107,8 @@ class RunSummary(BaseModel):
     )
     warnings: list[str] = Field(default_factory=list)
     totals: Totals = Field(default_factory=Totals)
+    gates: list[GateReport] = Field(default_factory=list)
+    baseline: BaselineReport | None = None
     wall_time_s: float
 
 
@@ -83,6 +121,22 @@ class ResultsDocument(BaseModel):
     run: RunInfo
     summary: RunSummary
     items: list[ItemResult]
+
+
+def load_results(path: Path) -> ResultsDocument:
+    """Read and validate a results JSON; ``ValueError`` with a one-line message when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such results file; pass the results.json of an earlier run") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a readable results JSON ({exc})") from None
+    try:
+        validate_results(data)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(part) for part in exc.absolute_path) or "the top level"
+        raise ValueError(f"{path}: not a valid results JSON at {where}: {exc.message}") from None
+    return ResultsDocument.model_validate(data)
 
 
 def generated_schema() -> dict[str, Any]:

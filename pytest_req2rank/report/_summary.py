@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ..models import INFRA_STATUSES, STATUSES, ItemResult, Usage
+from ..models import STATUSES, ItemResult, Usage
 from ..scoring import (
     ProblemOutcome,
+    bootstrap_ci,
     group_by_dataset,
     json_safe,
     metric_names,
@@ -18,15 +19,12 @@ from ..scoring import (
 from ._document import RunSummary, ScoreInterval, Totals
 
 
-def build_summary(items: Sequence[ItemResult], *, planned: int, wall_time_s: float) -> RunSummary:
-    """Summarize finished items. ``planned`` counts the items the plan meant to run."""
-    scored = [item for item in items if item.status not in INFRA_STATUSES]
-    solved = sum(1 for item in scored if item.status == "success")
-    overall = ci95 = None
-    if scored:
-        overall = round(100 * solved / len(scored), 2)
-        low, high = wilson_interval(solved, len(scored))
-        ci95 = ScoreInterval(low=round(100 * low, 2), high=round(100 * high, 2), method="wilson")
+def build_summary(
+    items: Sequence[ItemResult], *, planned: int, wall_time_s: float, seed: int = 0
+) -> RunSummary:
+    """Summarize finished items. ``planned`` counts the items the plan meant to run;
+    ``seed`` makes the bootstrap interval reproducible."""
+    overall, ci95 = run_score(items, seed=seed)
     counts = Counter(item.status for item in items)
     groups = group_by_dataset((item.dataset, _outcome(item)) for item in items)
     phase0: dict[str, dict[str, float | str | None]] = {}
@@ -54,6 +52,40 @@ def build_summary(items: Sequence[ItemResult], *, planned: int, wall_time_s: flo
         totals=_totals([item.usage for item in items]),
         wall_time_s=round(wall_time_s, 3),
     )
+
+
+def run_score(items: Sequence[ItemResult], *, seed: int) -> tuple[float | None, ScoreInterval | None]:
+    """The run's score (mean item score) and its 95 % interval.
+
+    Pass/fail items (static suites) get a Wilson interval; judged items a
+    bootstrap over requirements, clustered by requirement, seeded by the run.
+    """
+    scored = [item for item in items if item.score is not None]
+    if not scored:
+        return None, None
+    scores = [item.score for item in scored if item.score is not None]
+    if all(item.kind == "static" for item in scored):
+        solved = sum(1 for score in scores if score == 100.0)
+        low, high = wilson_interval(solved, len(scores))
+        overall = 100 * solved / len(scores)
+        return round(overall, 2), ScoreInterval(low=round(100 * low, 2), high=round(100 * high, 2),
+                                                method="wilson")
+    clusters: dict[str, list[float]] = {}
+    for item in scored:
+        clusters.setdefault(item.cluster or item.item_id, []).append(float(item.score or 0.0))
+    interval = bootstrap_ci(clusters, seed=seed)
+    return round(interval.estimate, 2), ScoreInterval(
+        low=round(interval.low, 2), high=round(interval.high, 2), method="bootstrap-clustered"
+    )
+
+
+def scores_by_requirement(items: Sequence[ItemResult]) -> dict[str, float]:
+    """Mean score per requirement (cluster) over scored items, for paired baseline comparison."""
+    clusters: dict[str, list[float]] = {}
+    for item in items:
+        if item.score is not None:
+            clusters.setdefault(item.cluster or item.item_id, []).append(item.score)
+    return {key: sum(values) / len(values) for key, values in clusters.items()}
 
 
 def _outcome(item: ItemResult) -> ProblemOutcome:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
-from ._document import ResultsDocument
+from ._document import BaselineReport, ResultsDocument
 
 Value = float | str | None
 
@@ -44,11 +44,29 @@ def render_summary(
         f"completion tokens {_int(totals.completion_tokens)} | cost {_usd(totals.cost_usd)}",
     ]
     lines += [f"warning: {warning}" for warning in summary.warnings]
+    if summary.baseline is not None:
+        lines += _baseline_lines(summary.baseline)
+    for gate in summary.gates:
+        lines.append(f"gate {gate.name}: {'PASSED' if gate.passed else 'FAILED'} ({gate.message})")
     if write_error:
         lines.append(f"error: {write_error}")
     else:
         lines.append(f"results: {paths.results}")
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
+    return lines
+
+
+def _baseline_lines(baseline: BaselineReport) -> list[str]:
+    lines = [
+        "",
+        f"baseline {baseline.run_id} ({baseline.path}): baseline {baseline.baseline_score:.1f} | "
+        f"candidate {baseline.candidate_score:.1f} | difference {baseline.diff:+.1f} "
+        f"(CI95 {baseline.diff_low:+.1f} to {baseline.diff_high:+.1f}, {baseline.n_pairs} pairs)",
+    ]
+    if baseline.worst:
+        lines.append("  regressed most: " + ", ".join(
+            f"{r.requirement} {r.baseline:.0f}->{r.candidate:.0f}" for r in baseline.worst
+        ))
     return lines
 
 

@@ -5,6 +5,14 @@ from ._baseline import PairedDiff, Regression, paired_bootstrap_diff, regression
 from ._bootstrap import Interval, bootstrap_ci
 from ._dimensions import DEFAULT_WEIGHTS, DIMENSIONS
 from ._final_status import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
+from ._gates import (
+    EXIT_GATE_FAILED,
+    BaselineComparison,
+    GateOn,
+    GateResult,
+    regression_gate,
+    score_gate,
+)
 from ._intervals import wilson_interval
 from ._metrics import (
     accepted_at_1,
@@ -43,6 +51,12 @@ from ._phase0 import (
 )
 
 __all__ = [
+    "EXIT_GATE_FAILED",
+    "BaselineComparison",
+    "GateOn",
+    "GateResult",
+    "regression_gate",
+    "score_gate",
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",
     "Agreement",

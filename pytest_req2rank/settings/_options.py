@@ -13,6 +13,7 @@ class OptionSpec:
     help: str
     metavar: str = "VALUE"
     default_text: str = ""
+    flag: bool = False
 
     @property
     def cli(self) -> str:
@@ -42,6 +43,30 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("max_tokens", "Output token budget of the target model per task", "N", "2048"),
     OptionSpec("temperature", "Sampling temperature of the target model", "FLOAT", "0"),
     OptionSpec("sandbox", "Sandbox backend that runs the generated code", "NAME", "process"),
-    OptionSpec("sandbox_timeout_ms", "Wall timeout of one sandbox execution, in milliseconds",
+    OptionSpec("sandbox_timeout_ms", "Base timeout of one sandbox test, in milliseconds",
                "MS", "5000"),
+    OptionSpec("rounds", "Requirements drawn by the dynamic suite", "N", "1"),
+    OptionSpec("complexity", "Restrict the dynamic draw to these complexities (C1-C4)",
+               "C1,C2,...", "all"),
+    OptionSpec("skills", "Restrict the dynamic draw to these skills", "SKILL,...", "all"),
+    OptionSpec("domains", "Restrict the dynamic draw to these domains", "DOMAIN,...", "all"),
+    OptionSpec("seeds", "Directory of requirement seeds for the dynamic suite", "DIR",
+               "the seeds/ directory of the project"),
+    OptionSpec("generator", "Model that elaborates each drawn requirement (three-stage pipeline)",
+               "MODEL", "none: offline seed variants"),
+    OptionSpec("judges", "Judge panel: LiteLLM model strings and/or r2r/static", "MODEL,...",
+               "r2r/static"),
+    OptionSpec("exclude_self_judging", "Drop judges of the target model's own family",
+               default_text="off", flag=True),
+    OptionSpec("execution_weight",
+               "Share of execution evidence in functionality and logic (rest: judges)", "FLOAT",
+               "0.7"),
+    OptionSpec("fail_under", "Fail the session (exit code 6) when the score is below SCORE",
+               "SCORE", "none"),
+    OptionSpec("gate_on", "What --r2r-fail-under compares: score or ci-low", "WHAT", "score"),
+    OptionSpec("baseline", "Results JSON of an earlier run: rerun its seed and fail on a regression",
+               "PATH", "none"),
+    OptionSpec("max_drop", "Largest tolerated drop against --r2r-baseline, in score points",
+               "POINTS", "0"),
+    OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),
 )

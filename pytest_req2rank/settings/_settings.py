@@ -7,13 +7,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ._options import OPTIONS, OptionSpec
 
 DEFAULT_MODEL = "r2r/reference"
+STATIC_JUDGE = "r2r/static"
+COMPLEXITIES = ("C1", "C2", "C3", "C4")
 SUITE_NAMES = ("humaneval", "jsonl:PATH")
-SANDBOX_NAMES = ("process",)
 PLANNED_SUITES = {"dynamic": "the requirement engine", "nversion": "N-version generation"}
 
 
@@ -40,7 +43,85 @@ class Settings(BaseModel):
     temperature: float = Field(default=0.0, ge=0, le=2)
     sandbox: str = "process"
     sandbox_timeout_ms: int = Field(default=5000, ge=100, le=3_600_000)
-    model_is_default: bool = True
+    rounds: int = Field(default=1, ge=1, le=100_000)
+    complexity: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    seeds: Path | None = None
+    generator: str | None = None
+    judges: tuple[str, ...] = (STATIC_JUDGE,)
+    exclude_self_judging: bool = False
+    execution_weight: float = Field(default=0.7, ge=0, le=1)
+    fail_under: float | None = Field(default=None, ge=0, le=100)
+    gate_on: Literal["score", "ci-low"] = "score"
+    baseline: Path | None = None
+    max_drop: float = Field(default=0.0, ge=0, le=100)
+    resume: str | None = None
+    explicit: frozenset[str] = Field(
+        default=frozenset(), description="Settings the user gave (CLI, environment or ini)"
+    )
+
+    @property
+    def model_is_default(self) -> bool:
+        return "model" not in self.explicit
+
+    @property
+    def judges_are_default(self) -> bool:
+        return "judges" not in self.explicit
+
+    @field_validator("complexity", "skills", "domains", "judges", mode="before")
+    @classmethod
+    def _split_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            items = [part.strip() for part in value.split(",")]
+            if any(not item for item in items):
+                raise ValueError(f"expected a comma-separated list without empty entries, got {value!r}")
+            duplicates = sorted({item for item in items if items.count(item) > 1})
+            if duplicates:
+                raise ValueError(f"lists {', '.join(duplicates)} more than once")
+            return tuple(items)
+        return value
+
+    @field_validator("complexity")
+    @classmethod
+    def _check_complexity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_names(value, COMPLEXITIES, "complexity")
+
+    @field_validator("skills")
+    @classmethod
+    def _check_skills(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from ..generation import SKILLS
+
+        return _check_names(value, tuple(SKILLS), "skill")
+
+    @field_validator("domains")
+    @classmethod
+    def _check_domains(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from ..generation import DOMAINS
+
+        return _check_names(value, tuple(DOMAINS), "domain")
+
+    @field_validator("generator")
+    @classmethod
+    def _check_generator(cls, value: str | None) -> str | None:
+        if value is not None and value.startswith("r2r/"):
+            raise ValueError("the generator must be a LiteLLM model string (r2r/ models cannot write requirements)")
+        return value
+
+    @field_validator("judges")
+    @classmethod
+    def _check_judges(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for judge in value:
+            if judge.startswith("r2r/") and judge != STATIC_JUDGE:
+                raise ValueError(f"unknown built-in judge {judge!r}; the built-in judge is {STATIC_JUDGE}")
+        return value
+
+    @field_validator("resume")
+    @classmethod
+    def _check_resume(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+", value):
+            raise ValueError(f"must be a run id such as 20261123-101500-3f9a1c, got {value!r}")
+        return value
 
     @field_validator("model")
     @classmethod
@@ -81,9 +162,11 @@ class Settings(BaseModel):
     @field_validator("sandbox")
     @classmethod
     def _check_sandbox(cls, value: str) -> str:
+        from ..sandbox import BACKENDS
+
         value = value.strip()
-        if value not in SANDBOX_NAMES:
-            raise ValueError(f"unknown sandbox {value!r}; allowed: {', '.join(SANDBOX_NAMES)}")
+        if value not in BACKENDS:
+            raise ValueError(f"unknown sandbox {value!r}; allowed: {', '.join(sorted(BACKENDS))}")
         return value
 
     @field_validator("api_base")
@@ -103,6 +186,13 @@ class Settings(BaseModel):
         if self.suite.startswith("jsonl:"):
             return Path(self.suite[len("jsonl:"):]).stem
         return self.suite
+
+
+def _check_names(value: tuple[str, ...], allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
+    unknown = [name for name in value if name not in allowed]
+    if unknown:
+        raise ValueError(f"unknown {what} {unknown[0]!r}; allowed: {', '.join(allowed)}")
+    return value
 
 
 Lookup = Callable[[OptionSpec], str | None]
@@ -127,7 +217,7 @@ def resolve_settings(
                 raw[spec.field] = str(value).strip()
                 sources[spec.field] = source
                 break
-    raw["model_is_default"] = "model" not in raw
+    raw["explicit"] = frozenset(raw)
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:

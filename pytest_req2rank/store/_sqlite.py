@@ -1,8 +1,15 @@
-"""The local store: runs and their items in SQLite (sqlite-utils, WAL)."""
+"""The local store: runs, their items and the LLM response cache, in SQLite (sqlite-utils, WAL).
+
+Several processes (the controller and every xdist worker) use one file at once:
+WAL lets readers and one writer work together and the busy timeout makes a
+writer wait for another instead of failing.
+"""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -10,44 +17,65 @@ import sqlite_utils
 
 from ..models import ItemResult
 
+BUSY_TIMEOUT_S = 60.0
+
 
 class Store:
-    """Append-only history of runs. Every finished item is written as it arrives."""
+    """History of runs. Every finished item and every model answer is written as it arrives."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.db = sqlite_utils.Database(path)
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self.db = sqlite_utils.Database(connection)
         self.db.enable_wal()
         self._ensure_schema()
 
     def _ensure_schema(self) -> None:
-        if "runs" not in self.db.table_names():
+        tables = set(self.db.table_names())
+        if "runs" not in tables:
             self.db["runs"].create(
                 {
                     "run_id": str, "started_at": str, "finished_at": str, "model": str,
-                    "suite": str, "seed": int, "plan": str, "summary": str, "status": str,
+                    "suite": str, "seed": int, "plan": str, "settings": str, "summary": str,
+                    "status": str,
                 },
                 pk="run_id",
+                if_not_exists=True,
             )
-        if "items" not in self.db.table_names():
+        elif "settings" not in self.db["runs"].columns_dict:
+            self.db["runs"].add_column("settings", str)
+        if "items" not in tables:
             self.db["items"].create(
                 {
                     "run_id": str, "item_id": str, "dataset": str, "status": str,
-                    "pass_ratio": float, "finished_at": str, "result": str,
+                    "pass_ratio": float, "score": float, "finished_at": str, "result": str,
                 },
                 pk=("run_id", "item_id"),
                 foreign_keys=[("run_id", "runs", "run_id")],
+                if_not_exists=True,
             )
-            self.db["items"].create_index(["status"])
+            self.db["items"].create_index(["status"], if_not_exists=True)
+        elif "score" not in self.db["items"].columns_dict:
+            self.db["items"].add_column("score", float)
+        if "llm_cache" not in tables:
+            self.db["llm_cache"].create(
+                {"key": str, "model": str, "created_at": str, "completion": str},
+                pk="key",
+                if_not_exists=True,
+            )
 
     def start_run(self, *, run_id: str, started_at: str, model: str, suite: str, seed: int,
-                  plan: dict[str, Any]) -> None:
+                  plan: dict[str, Any], settings: dict[str, Any] | None = None) -> None:
+        """Record a run as running (again, when it is resumed)."""
+        existing = self.run(run_id)
         self.db["runs"].upsert(
             {
-                "run_id": run_id, "started_at": started_at, "finished_at": None, "model": model,
-                "suite": suite, "seed": seed, "plan": json.dumps(plan), "summary": None,
-                "status": "running",
+                "run_id": run_id,
+                "started_at": existing["started_at"] if existing else started_at,
+                "finished_at": None, "model": model, "suite": suite, "seed": seed,
+                "plan": json.dumps(plan), "settings": json.dumps(settings or {}),
+                "summary": None, "status": "running",
             },
             pk="run_id",
         )
@@ -56,7 +84,7 @@ class Store:
         self.db["items"].upsert(
             {
                 "run_id": run_id, "item_id": item.item_id, "dataset": item.dataset,
-                "status": item.status, "pass_ratio": item.pass_ratio,
+                "status": item.status, "pass_ratio": item.pass_ratio, "score": item.score,
                 "finished_at": item.finished_at, "result": item.model_dump_json(),
             },
             pk=("run_id", "item_id"),
@@ -72,9 +100,24 @@ class Store:
         rows = self.db["items"].rows_where("run_id = ?", [run_id], order_by="finished_at")
         return [ItemResult.model_validate_json(row["result"]) for row in rows]
 
+    def item(self, run_id: str, item_id: str) -> ItemResult | None:
+        rows = list(self.db["items"].rows_where("run_id = ? and item_id = ?", [run_id, item_id]))
+        return ItemResult.model_validate_json(rows[0]["result"]) if rows else None
+
     def run(self, run_id: str) -> dict[str, Any] | None:
         rows = list(self.db["runs"].rows_where("run_id = ?", [run_id]))
         return rows[0] if rows else None
+
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        rows = list(self.db["llm_cache"].rows_where("key = ?", [key]))
+        return json.loads(rows[0]["completion"]) if rows else None  # type: ignore[no-any-return]
+
+    def cache_put(self, key: str, model: str, completion: dict[str, Any]) -> None:
+        self.db["llm_cache"].upsert(
+            {"key": key, "model": model, "created_at": datetime.now(UTC).isoformat(),
+             "completion": json.dumps(completion)},
+            pk="key",
+        )
 
     def close(self) -> None:
         self.db.close()

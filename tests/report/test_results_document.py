@@ -17,6 +17,8 @@ from pytest_req2rank.report import (
     qa_record,
     render_summary,
     results_schema,
+    run_score,
+    scores_by_requirement,
     validate_results,
     write_results,
 )
@@ -30,6 +32,7 @@ def item(task: str, status: str, ratio: float, tokens: int | None = None,
     return ItemResult(
         item_id=f"{dataset}/{task}", dataset=dataset, task_id=task, model="m", status=status,
         pass_ratio=ratio, tests=tests, judge_time_s=0.5,
+        score=None if status.endswith("api_error") else (100.0 if status == "success" else 0.0),
         usage=Usage(calls=1, completion_tokens=tokens, prompt_tokens=tokens),
     )
 
@@ -105,3 +108,17 @@ def test_qa_record_follows_the_spec_format() -> None:
     assert record["error_breakdown"]["wrong_answer"] == 1
     assert record["execution_details"]["first_failed_case"]["expected"] == "2"
     assert record["metadata"] == {"model": "m", "temperature": 0.0, "max_new_tokens": 99}
+
+
+def test_judged_items_get_a_clustered_bootstrap_interval() -> None:
+    items = [
+        ItemResult(item_id=f"dynamic/r{i}", dataset="dynamic", task_id=f"r{i}", model="m",
+                   status="success", kind="dynamic", score=score, cluster=f"req{i // 2}")
+        for i, score in enumerate([80.0, 70.0, 60.0, 90.0, 50.0, 40.0])
+    ]
+    score, interval = run_score(items, seed=5)
+    assert score == 65.0
+    assert interval is not None and interval.method == "bootstrap-clustered"
+    assert interval.low < 65.0 < interval.high
+    assert run_score(items, seed=5) == (score, interval)
+    assert scores_by_requirement(items) == {"req0": 75.0, "req1": 75.0, "req2": 45.0}

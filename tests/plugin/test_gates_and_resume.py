@@ -1,0 +1,146 @@
+"""Quality gates (exit code 6) and resuming a run without repeating a model call."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_req2rank.scoring import EXIT_GATE_FAILED
+from pytest_req2rank.testing import read_fake_log, reset_fake_state, write_fake_script
+
+DATA = Path(__file__).parent.parent / "data"
+BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
+SUITE = "--r2r-suite=jsonl:status_suite.jsonl"
+SAMPLES = "--r2r-model=r2r/samples:status_samples.jsonl"
+FAST = "--r2r-sandbox-timeout-ms=1500"
+
+FUNCTION_ANSWER = "```python\ndef add(a: int, b: int) -> int:\n    return a + b\n```"
+PROGRAM_ANSWER = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+
+
+@pytest.fixture
+def bench(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(test_benchmark=BENCHMARK)
+    for name in ("status_suite.jsonl", "status_samples.jsonl"):
+        shutil.copy(DATA / name, pytester.path / name)
+    return pytester
+
+
+@pytest.fixture
+def fake(bench: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fake coder that solves every task of the status suite, slowly, logging each call."""
+    answer = {"usage": {"prompt_tokens": 50, "completion_tokens": 20}, "delay_s": 0.2}
+    script = {"models": {"coder": [
+        {"match": "standard input", "responses": [{"text": PROGRAM_ANSWER, **answer}]},
+        {"responses": [{"text": FUNCTION_ANSWER, **answer}]},
+    ]}}
+    log = bench.path / "calls.jsonl"
+    env = write_fake_script(bench.path / "script.json", script, log_path=log)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    yield log
+    reset_fake_state()
+
+
+def test_fail_under_decides_the_exit_code(bench: pytest.Pytester) -> None:
+    # 2 of 12 solved: score 16.7, Wilson CI95 4.7-44.8; unsolved items alone do not fail a gated run
+    passing = bench.runpytest(SUITE, SAMPLES, FAST, "--r2r-fail-under=15", "-p", "no:xdist")
+    assert passing.ret == pytest.ExitCode.OK
+    passing.stdout.fnmatch_lines(["gate fail-under: PASSED (score 16.7 >= 15)"])
+    failing = bench.runpytest(SUITE, SAMPLES, FAST, "--r2r-fail-under=15", "--r2r-gate-on=ci-low",
+                              "-p", "no:xdist")
+    assert failing.ret == EXIT_GATE_FAILED
+    failing.stdout.fnmatch_lines(["gate fail-under: FAILED (lower CI95 bound 4.7 < 15)"])
+
+
+def test_baseline_regression_fails_and_a_repeat_passes(bench: pytest.Pytester) -> None:
+    first = bench.runpytest(SUITE, "--r2r-json=base.json", "-p", "no:xdist")
+    assert first.ret == pytest.ExitCode.OK
+    seed = json.loads((bench.path / "base.json").read_text())["run"]["seed"]
+    worse = bench.runpytest(SUITE, SAMPLES, FAST, "--r2r-baseline=base.json", "-p", "no:xdist")
+    assert worse.ret == EXIT_GATE_FAILED
+    worse.stdout.fnmatch_lines([
+        f"req2rank: run * | seed {seed} |*",
+        "baseline * (*base.json): baseline 100.0 | candidate 16.7 | difference -83.3 *12 pairs)",
+        "  regressed most: *",
+        "gate baseline: FAILED (regression: *",
+    ])
+    same = bench.runpytest(SUITE, "--r2r-baseline=base.json", "-p", "no:xdist")
+    assert same.ret == pytest.ExitCode.OK
+    same.stdout.fnmatch_lines(["gate baseline: PASSED (no regression: difference +0.0*"])
+
+
+def test_baseline_errors_are_one_line(bench: pytest.Pytester) -> None:
+    bench.path.joinpath("junk.json").write_text('{"schema_version": 1}')
+    result = bench.runpytest(SUITE, "--r2r-baseline=junk.json", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --r2r-baseline: *junk.json: not a valid results JSON*"])
+
+
+def _run_ids(db: Path) -> list[str]:
+    with sqlite3.connect(db) as connection:
+        return [row[0] for row in connection.execute("select run_id from runs")]
+
+
+def test_resumed_run_makes_no_repeated_call(bench: pytest.Pytester, fake: Path) -> None:
+    args = (SUITE, "--r2r-model=fake/coder", "--r2r-seed=4", "--r2r-db=store.db")
+    first = bench.runpytest_subprocess(*args, "--r2r-json=first.json", "-n", "2")
+    first.assert_outcomes(passed=12)
+    assert len(read_fake_log(fake)) == 12
+    (run_id,) = _run_ids(bench.path / "store.db")
+    again = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
+                                       "-n", "2")
+    again.assert_outcomes(passed=12)
+    assert len(read_fake_log(fake)) == 12, "a resumed run called the model again"
+    first_items = json.loads((bench.path / "first.json").read_text())["items"]
+    again_items = json.loads((bench.path / "again.json").read_text())["items"]
+    assert again_items == first_items
+
+
+def test_killed_run_resumes_to_the_same_result(bench: pytest.Pytester, fake: Path) -> None:
+    args = [SUITE, "--r2r-model=fake/coder", "--r2r-seed=4", "--r2r-db=store.db", "-p", "no:xdist"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *args], cwd=bench.path, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    db = bench.path / "store.db"
+    deadline = time.monotonic() + 120
+    finished = 0
+    while time.monotonic() < deadline and process.poll() is None:
+        if db.exists():
+            with sqlite3.connect(db, timeout=30) as connection:
+                finished = connection.execute("select count(*) from items").fetchone()[0]
+            if finished >= 4:
+                break
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    with sqlite3.connect(db, timeout=30) as connection:
+        cached = connection.execute("select count(*) from llm_cache").fetchone()[0]
+    calls_before = len(read_fake_log(fake))
+    assert 4 <= cached <= calls_before < 12
+    (run_id,) = _run_ids(db)
+    resumed = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}", "--r2r-json=results.json")
+    resumed.assert_outcomes(passed=12)
+    items = json.loads((bench.path / "results.json").read_text())["items"]
+    assert [item["status"] for item in items] == ["success"] * 12
+    new_calls = len(read_fake_log(fake)) - calls_before
+    assert new_calls == 12 - cached, "the resumed run repeated a call whose answer was kept"
+
+
+def test_resume_of_an_unknown_run_is_a_clear_error(bench: pytest.Pytester) -> None:
+    result = bench.runpytest(SUITE, "--r2r-resume=nope", "--r2r-db=store.db", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --r2r-resume: no run 'nope' in *store.db*"])
