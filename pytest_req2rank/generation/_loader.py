@@ -33,22 +33,22 @@ def default_seed_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "seeds"
 
 
-def check_seed_file(path: Path) -> list[str]:
+def check_seed_file(path: str | Path) -> list[str]:
     """Every mistake in one seed file, as ``file: field: reason`` lines (empty when valid)."""
-    return _parse(path)[1]
+    return _parse(Path(path))[1]
 
 
-def load_seed(path: Path) -> Seed:
+def load_seed(path: str | Path) -> Seed:
     """Load and validate one seed file; raises :class:`SeedError` listing every mistake."""
-    seed, errors = _parse(path)
+    seed, errors = _parse(Path(path))
     if seed is None:
         raise SeedError(errors)
     return seed
 
 
-def load_seeds(directory: Path | None = None) -> list[Seed]:
+def load_seeds(directory: str | Path | None = None) -> list[Seed]:
     """Every seed of a library directory, sorted by id; raises one :class:`SeedError` for all files."""
-    directory = directory or default_seed_dir()
+    directory = Path(directory) if directory else default_seed_dir()
     seeds: list[Seed] = []
     errors: list[str] = []
     for path in sorted(directory.glob(f"*{SEED_SUFFIX}")):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -121,6 +121,13 @@ class ItemResult(BaseModel):
     )
     cluster: str = Field(
         default="", description="The requirement this item measures (bootstrap cluster, baseline pairing)"
+    )
+    complexity: str | None = None
+    requirement: dict[str, Any] | None = Field(
+        default=None, description="Dynamic items: the requirement as shown to the model"
+    )
+    pass_ratio_by_priority: dict[str, float] = Field(
+        default_factory=dict, description="Hidden-test pass ratio per priority (must/should/nice)"
     )
 
     @property

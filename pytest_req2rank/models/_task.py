@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TaskForm = Literal["function", "io"]
+TaskForm = Literal["function", "io", "requirement"]
 Priority = Literal["must", "should", "nice"]
 
 
@@ -43,7 +43,8 @@ class Task(BaseModel):
 
     ``function`` form (HumanEval): ``test`` defines ``check(candidate)`` and is
     run against ``entry_point``. ``io`` form: the program reads stdin and its
-    stdout is compared with each case's output.
+    stdout is compared with each case's output. ``requirement`` form (the dynamic
+    suite): ``spec`` rebuilds a requirement whose hidden probes grade the answer.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -58,3 +59,9 @@ class Task(BaseModel):
     test: str | None = None
     cases: tuple[IOCase, ...] = ()
     source: str = Field(default="", description="Where the task came from, e.g. 'suite.jsonl:3'")
+    reference_files: dict[str, str] = Field(
+        default_factory=dict, description="Multi-file reference solution (requirement form)"
+    )
+    spec: dict[str, Any] | None = Field(
+        default=None, description="Requirement form: the plan entry the requirement is rebuilt from"
+    )

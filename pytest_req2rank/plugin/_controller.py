@@ -6,6 +6,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import jsonschema
+
 from .. import __version__
 from ..models import ItemResult
 from ..plan import RunPlan
@@ -139,6 +141,15 @@ class Controller:
             write_results(self.document, self.paths.results)
         except OSError as exc:
             self.write_error = f"could not write {self.paths.results}: {exc.strerror or exc}"
+        except jsonschema.ValidationError as exc:
+            kept = self.paths.results.with_name(self.paths.results.name + ".invalid")
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_text(self.document.model_dump_json(indent=2), encoding="utf-8")
+            where = "/".join(str(part) for part in exc.absolute_path) or "top level"
+            self.write_error = (
+                f"the results failed schema validation at {where} ({exc.message}); "
+                f"kept unvalidated as {kept} - please report this as a bug"
+            )
         store = self._open_store()
         store.finish_run(
             self.plan.run_id,

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from ..models import ItemResult
-from ..plan import RunPlan, build_plan
+from ..models import ItemResult, Task
+from ..plan import RunPlan, build_plan, new_seed
 from ..providers import LiteLLMProvider, ProviderConfigError, load_offline
 from ..report import ResultsDocument, load_results
 from ..settings import DEFAULT_MODEL, Settings, SettingsError
 from ..store import Store
-from ..suites import SuiteError, load_suite
+from ..suites import DynamicOptions, SuiteError, load_suite
 from ._config import load_settings
 from ._controller import Controller, store_path
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
@@ -20,29 +20,28 @@ from ._runner import Runner
 
 
 def configure_session(config: pytest.Config) -> None:
-    """Resolve settings, load the suite and freeze (or, on a worker, receive) the plan."""
+    """Resolve settings, decide the seed, load the suite and freeze (or, on a worker, receive) the plan."""
     settings = load_settings(config)
-    try:
-        tasks = load_suite(settings.suite, rootdir=config.rootpath)
-    except SuiteError as exc:
-        raise SettingsError(f"--r2r-suite: {exc}") from None
-    by_id = {task.item_id: task for task in tasks}
     db = store_path(settings, config.rootpath)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
-        config.stash[RUNNER_KEY] = Runner(settings, plan, by_id, db)
+        tasks = _load_tasks(settings, config.rootpath, plan.seed)
+        config.stash[RUNNER_KEY] = Runner(settings, plan, {t.item_id: t for t in tasks}, db)
         return
     baseline = _load_baseline(settings, config.rootpath)
     finished: list[ItemResult] = []
     if settings.resume:
         plan, finished = _resumed_plan(settings, db)
+        tasks = _load_tasks(settings, config.rootpath, plan.seed)
     else:
-        seed = settings.seed
+        seed = settings.seed if settings.seed is not None else new_seed()
         if baseline is not None:
             seed = _baseline_seed(settings, baseline[1])
+        tasks = _load_tasks(settings, config.rootpath, seed)
         plan = build_plan(tasks, model=settings.model, suite=settings.suite, seed=seed,
                           sample=settings.sample)
+    by_id = {task.item_id: task for task in tasks}
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
@@ -55,6 +54,20 @@ def configure_session(config: pytest.Config) -> None:
     from ._reporting import ControllerPlugin
 
     config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
+
+
+def _load_tasks(settings: Settings, rootdir: Path, seed: int) -> list[Task]:
+    seeds_dir = settings.seeds
+    if seeds_dir is not None and not seeds_dir.is_absolute():
+        seeds_dir = rootdir / seeds_dir
+    dynamic = DynamicOptions(
+        rounds=settings.rounds, complexities=settings.complexity, skills=settings.skills,
+        domains=settings.domains, seeds_dir=seeds_dir,
+    )
+    try:
+        return load_suite(settings.suite, rootdir=rootdir, seed=seed, dynamic=dynamic)
+    except SuiteError as exc:
+        raise SettingsError(f"--r2r-suite: {exc}") from None
 
 
 def _load_baseline(settings: Settings, rootdir: Path) -> tuple[Path, ResultsDocument] | None:

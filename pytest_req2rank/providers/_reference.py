@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._base import Completion, CompletionRequest, Provider, ProviderError
 
 REFERENCE_MODEL = "r2r/reference"
@@ -11,7 +13,9 @@ class ReferenceProvider(Provider):
     """Answers with ``request.task.reference`` in a ```python fenced block.
 
     A reference that itself contains a triple-backtick fence is returned as is,
-    since fencing it would cut it short. Token counts and cost are unknown (``None``).
+    since fencing it would cut it short. A multi-file reference (requirement
+    tasks) is answered as ``{"files": [...]}`` JSON, as the target model is asked
+    to. Token counts and cost are unknown (``None``).
     """
 
     model = REFERENCE_MODEL
@@ -26,6 +30,10 @@ class ReferenceProvider(Provider):
                 "api_error",
                 f"{REFERENCE_MODEL} answers benchmark tasks only, and this request carries no task",
             )
+        if request.task.reference_files:
+            files = [{"path": path, "content": content}
+                     for path, content in request.task.reference_files.items()]
+            return Completion(text=json.dumps({"files": files}), model=self.model)
         reference = request.task.reference
         text = reference if "```" in reference else f"```python\n{reference.rstrip()}\n```\n"
         return Completion(text=text, model=self.model)

@@ -69,3 +69,12 @@ def test_samples_text_is_code_even_when_it_does_not_parse() -> None:
     assert extract_code("    return a +* b\n", prompt="def f(a, b):\n") is None
     code = extract_code("    return a +* b\n", prompt="def f(a, b):\n", assume_code=True)
     assert code is not None and code.method == "raw"
+
+
+def test_requirement_answers_keep_their_file_names() -> None:
+    answer = json.dumps({"files": [{"path": "store/db.py", "content": "X = 1\n"},
+                                   {"path": "api.py", "content": "from store.db import X\n"}]})
+    code = extract_code(answer, file_name="api.py")
+    assert code is not None and set(code.files) == {"store/db.py", "api.py"}
+    fenced = extract_code("```python\nclass Limiter:\n    pass\n```", file_name="limiter.py")
+    assert fenced is not None and set(fenced.files) == {"limiter.py"}

@@ -1,0 +1,98 @@
+"""One dynamic item: the target writes the requirement's files, hidden probes grade them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from ..generation import COMPLEXITIES, ProjectRequirement
+from ..models import ItemResult, Task, TestOutcome
+from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
+from ..sandbox import Sandbox
+from ._extract import extract_code
+from ._grading import grade_probes
+from ._outcome import FORMAT_ERROR, finish_item, usage_of
+from ._pipeline import RunOptions
+from ._prompts import requirement_messages
+
+PRIORITY_WEIGHTS = {"must": 3.0, "should": 2.0, "nice": 1.0}
+"""Weights of the probe priorities in the execution score (must counts three times nice)."""
+
+
+def run_requirement(
+    task: Task,
+    requirement: ProjectRequirement,
+    provider: Provider,
+    sandbox: Sandbox,
+    options: RunOptions,
+) -> ItemResult:
+    """Benchmark ``provider`` on one requirement. Never raises for model or provider failures.
+
+    The API timeout and output budget come from the requirement's complexity
+    (seed design: C1 30 s / 4K tokens … C4 180 s / 32K). The item's score is the
+    priority-weighted probe pass ratio x 100; a judge panel may refine it later.
+    """
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    level = COMPLEXITIES[requirement.metadata.complexity]
+    brief = requirement.brief()
+    messages = requirement_messages(brief)
+    result = ItemResult(
+        item_id=task.item_id, dataset=task.dataset, task_id=task.task_id, model=provider.model,
+        status="api_error", prompt=messages[-1].content, sandbox=sandbox.name,
+        worker=options.worker, started_at=started.isoformat(timespec="milliseconds"),
+        kind="dynamic", complexity=level.code, requirement=brief, cluster=requirement.id,
+    )
+    request = CompletionRequest(
+        messages=messages, max_tokens=level.max_tokens, temperature=options.temperature,
+        seed=options.seed, timeout_s=level.timeout_s, json_mode=True, task=task,
+    )
+    try:
+        completion = provider.complete(request)
+    except ProviderError as exc:
+        status = "timeout" if exc.kind == "timeout" else "api_error"
+        return finish_item(result, t0, status=status, reason=exc.message)
+    except ProviderConfigError as exc:
+        return finish_item(result, t0, status="api_error", reason=str(exc))
+    generation_s = time.perf_counter() - t0
+    usage = usage_of(completion)
+    main_file = next(iter(requirement.reference)) if len(requirement.reference) == 1 else None
+    extracted = extract_code(completion.text, file_name=main_file or "solution.py")
+    if extracted is None:
+        return finish_item(result, t0, status="syntax_error", reason=FORMAT_ERROR, usage=usage,
+                           response=completion.text, generation_s=generation_s)
+    execution = grade_probes(extracted.files, requirement.probes, sandbox,
+                             timeout_s=options.sandbox_timeout_s, setup=requirement.setup)
+    item = finish_item(result, t0, status=execution.status, reason=execution.reason, usage=usage,
+                       response=completion.text, code=extracted.files, execution=execution,
+                       generation_s=generation_s)
+    if item.status in ("api_error", "sandbox_error"):
+        return item
+    priorities = {probe.name: probe.priority for probe in requirement.probes}
+    by_priority = pass_ratio_by_priority(execution.tests, priorities)
+    return item.model_copy(update={
+        "pass_ratio_by_priority": by_priority,
+        "score": round(100 * weighted_pass_ratio(by_priority, execution.tests, priorities), 2),
+    })
+
+
+def pass_ratio_by_priority(tests: Sequence[TestOutcome], priorities: dict[str, str]) -> dict[str, float]:
+    """Pass ratio of the probes of each priority that has probes."""
+    totals: dict[str, list[int]] = {}
+    for test in tests:
+        counts = totals.setdefault(priorities.get(test.name, "must"), [0, 0])
+        counts[0] += test.status == "success"
+        counts[1] += 1
+    return {priority: passed / total for priority, (passed, total) in totals.items()}
+
+
+def weighted_pass_ratio(
+    by_priority: dict[str, float], tests: Sequence[TestOutcome], priorities: dict[str, str]
+) -> float:
+    """Each probe weighs :data:`PRIORITY_WEIGHTS` of its priority; 0 without probes."""
+    weights = [PRIORITY_WEIGHTS[priorities.get(t.name, "must")] for t in tests]
+    if not weights:
+        return 0.0
+    passed = sum(w for w, t in zip(weights, tests, strict=True) if t.status == "success")
+    return passed / sum(weights)
