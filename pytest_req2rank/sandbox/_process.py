@@ -1,222 +1,78 @@
-"""The first-version ``process`` backend: one process per execution, under namespaces and rlimits."""
+"""The ``process`` backend: the strongest isolation this machine offers, no daemon needed.
+
+Levels, best first (``mode="auto"`` takes the first that works here):
+``forkserver`` — bubblewrap + seccomp with a warm interpreter that forks one child
+per execution (:mod:`._boxed`); ``bwrap`` — the same sandbox, started afresh for
+every execution; ``namespaces``/``userns`` — ``unshare`` (no filesystem view of
+its own); ``rlimits`` — a last resort, announced with a WARNING.
+"""
 
 from __future__ import annotations
 
-import ctypes
-import math
-import os
-import resource
-import select
-import signal
-import subprocess
 import tempfile
-import time
-from collections.abc import Callable
+import warnings
 from pathlib import Path
 from typing import Literal
 
-from ._base import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
-from ._files import PathEscape, check_path, lay_out, read_back, read_head, read_tail, remove_tree
-from ._launch import Launcher, detect_launcher, launcher_failed, trial_run
+from ._base import ExecOutcome, ExecRequest, Sandbox
+from ._boxed import BwrapRunner
+from ._files import PathEscape
+from ._spawn import SpawnRunner, sandbox_env
 
-_LIBC = ctypes.CDLL(None, use_errno=True)
-_PR_SET_PDEATHSIG = 1
-_KILL_GRACE_S = 5.0
-_MB = 1024 * 1024
-_UNSHARE_SIGKILL = "unshare: sigprocmask unblock failed: Invalid argument\n"
-"""What util-linux 2.38 ``unshare`` says (exit 1) when its child died of SIGKILL, a signal it
-cannot re-raise on itself. Forging it gains nothing: both readings are a runtime error."""
+Mode = Literal["auto", "forkserver", "bwrap", "unshare", "rlimits"]
+MODES: tuple[Mode, ...] = ("auto", "forkserver", "bwrap", "unshare", "rlimits")
 
-
-def sandbox_env(home: str) -> dict[str, str]:
-    """The whole environment of an execution: nothing of the user's shell."""
-    return {
-        "PATH": "/usr/bin:/bin",
-        "HOME": home,
-        "LANG": "C.UTF-8",
-        "TZ": "UTC",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-    }
+__all__ = ["MODES", "Mode", "ProcessSandbox", "sandbox_env"]
 
 
 class ProcessSandbox(Sandbox):
-    """Each execution in its own process, started from an empty environment.
-
-    Per execution: a fresh temporary work directory (files laid out with
-    subdirectories; paths escaping it rejected) removed afterwards; rlimits on
-    address space, CPU, processes, file size, open files, core=0; stdout and
-    stderr to size-capped temp files, never pipes, so a daemon holding them cannot
-    hang the host; a wait on a pidfd; at the wall timeout every process of the
-    execution is killed. As root (CI) each execution gets its own pid and network
-    namespace and its own unprivileged uid, so fork bombs are bounded by
-    RLIMIT_NPROC and ``setsid`` daemons die with the execution; see
-    :mod:`._launch` for the modes and why. The interpreter is the running one
-    (absolute path, ``-S -B``), or the system's build of the same Python version
-    when the running one is not executable by an unprivileged uid (pyenv under
-    /root). The work directory is a 0700 directory of the execution's uid inside
-    a 0711 root directory that also holds the output files.
-    """
+    """Runs each execution as a local process under the isolation named by :attr:`mode`."""
 
     name = "process"
 
-    def __init__(self, *, mode: Literal["auto", "rlimits"] = "auto") -> None:
-        self.launcher: Launcher = detect_launcher(mode)
+    def __init__(self, *, mode: Mode = "auto") -> None:
+        self._runner: BwrapRunner | SpawnRunner
+        fallback = ""
+        if mode in ("auto", "forkserver", "bwrap"):
+            try:
+                self._runner = BwrapRunner(once=mode == "bwrap")
+            except OSError as exc:
+                if mode != "auto":
+                    raise
+                fallback = f" (bubblewrap unavailable: {exc})"
+                self._runner = SpawnRunner("auto")
+        else:
+            self._runner = SpawnRunner("rlimits" if mode == "rlimits" else "auto")
+        self._fallback = fallback
+        if self._runner.mode == "rlimits":
+            warnings.warn(f"sandbox: {self.isolation}", RuntimeWarning, stacklevel=2)
+
+    @property
+    def mode(self) -> str:
+        """The isolation level in force: forkserver, bwrap, namespaces, userns or rlimits."""
+        return self._runner.mode
 
     @property
     def isolation(self) -> str:
-        return self.launcher.isolation
+        return self._runner.isolation + self._fallback
 
     def run(self, request: ExecRequest) -> ExecOutcome:
-        try:
-            host_dir = Path(tempfile.mkdtemp(prefix="r2r-"))
-        except OSError as exc:
-            return ExecOutcome(error=f"cannot create the work directory: {exc}")
-        try:
-            return self._run_in(host_dir, request)
-        except PathEscape as exc:
-            return ExecOutcome(error=f"rejected: {exc}")
-        except OSError as exc:
-            return ExecOutcome(error=f"sandbox failure: {type(exc).__name__}: {exc}")
-        finally:
-            remove_tree(host_dir)
+        if isinstance(self._runner, BwrapRunner):
+            try:
+                return self._runner.run(request)
+            except PathEscape as exc:
+                return ExecOutcome(error=f"rejected: {exc}")
+            except OSError as exc:
+                return ExecOutcome(error=f"sandbox failure: {type(exc).__name__}: {exc}")
+        return self._runner.run(request)
 
-    def _run_in(self, host_dir: Path, request: ExecRequest) -> ExecOutcome:
-        for name in (*request.files, *request.read_back):
-            check_path(name)
-        uid = self.launcher.pick_uid()
-        os.chmod(host_dir, 0o711)
-        work = host_dir / "work"
-        work.mkdir(mode=0o700)
-        lay_out(work, request.files, uid)
-        (host_dir / "stdin").write_text(request.stdin, encoding="utf-8")
-        limits = request.limits
-        cpu_s = limits.cpu_s if limits.cpu_s is not None else request.timeout_s + 1.0
-        argv = [*self.launcher.python(), *request.argv[1:]] if request.argv[:1] == (PYTHON,) \
-            else list(request.argv)
-        with (
-            open(host_dir / "stdin", "rb") as stdin,
-            open(host_dir / "stdout", "wb") as stdout,
-            open(host_dir / "stderr", "wb") as stderr,
-        ):
-            started = time.perf_counter()
-            proc = subprocess.Popen(
-                self.launcher.wrap(argv, uid), stdin=stdin, stdout=stdout, stderr=stderr,
-                cwd=work, env=sandbox_env(str(work)), close_fds=True,
-                start_new_session=self.launcher.mode == "rlimits",
-                preexec_fn=_limiter(limits, cpu_s),  # noqa: PLW1509 - see _limiter
-            )
-            timed_out = not _wait(proc, request.timeout_s)
-            if timed_out:
-                self._kill(proc)
-            returncode = proc.wait()
-            if self.launcher.mode == "rlimits":
-                _signal_group(proc.pid)  # what the main process left behind
-            duration = time.perf_counter() - started
-        cap = limits.output_bytes
-        out, out_cut = read_head(host_dir / "stdout", cap)
-        err, err_cut = read_tail(host_dir / "stderr", cap)
-        if returncode == 1 and err.endswith(_UNSHARE_SIGKILL) and self.launcher.mode != "rlimits":
-            returncode, err = -signal.SIGKILL, err.removesuffix(_UNSHARE_SIGKILL)
-        outcome = ExecOutcome(
-            exit_code=returncode if returncode >= 0 else None,
-            signal=-returncode if returncode < 0 else None,
-            stdout=out, stderr=err, timed_out=timed_out,
-            output_truncated=out_cut or err_cut, duration_s=duration,
-            files=read_back(work, request.read_back, cap),
-        )
-        if launcher_failed(outcome.exit_code, err):
-            outcome.error = self._launcher_broken(err)
-        return outcome
+    def close(self) -> None:
+        if isinstance(self._runner, BwrapRunner):
+            self._runner.close()
 
-    def _launcher_broken(self, stderr: str) -> str | None:
-        """Confirm a launcher failure with a trial run: the code under test may just print alike."""
-        failures: list[str] = []
-        if trial_run(self.launcher, self.launcher.version.rsplit(".", 1)[0], failures):
-            return None
-        return f"the launcher failed: {stderr.strip().splitlines()[0]} ({failures[0]})"
-
-    def _kill(self, proc: subprocess.Popen[bytes]) -> None:
-        """Kill the execution's every process; return once they are gone."""
-        if self.launcher.mode == "rlimits":
-            _signal_group(proc.pid)
-            return
-        # The launcher is stopped so it cannot fork its child after we looked for it.
-        _signal(proc.pid, signal.SIGSTOP)
-        inits = _children(proc.pid)
-        pidfds = [fd for fd in map(_pidfd, inits) if fd is not None]
-        for pid in inits:
-            _signal(pid, signal.SIGKILL)
-        # The first process of a pid namespace exits only after all the others are gone.
-        deadline = time.monotonic() + _KILL_GRACE_S
-        for fd in pidfds:
-            select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            os.close(fd)
-        _signal(proc.pid, signal.SIGKILL)
-
-
-def _limiter(limits: Limits, cpu_s: float) -> Callable[[], None]:
-    """The rlimits and parent-death signal, set in the child before exec.
-
-    Only C-level calls after the fork (measured: no slower than running ``prlimit``),
-    so the threads caveat of ``preexec_fn`` (a lock held by another thread) does not bite.
-    """
-    values = {
-        resource.RLIMIT_AS: limits.memory_mb * _MB,
-        resource.RLIMIT_CPU: max(1, math.ceil(cpu_s)),
-        resource.RLIMIT_NPROC: limits.processes,
-        resource.RLIMIT_FSIZE: max(limits.file_size_mb * _MB, limits.output_bytes + 1),
-        resource.RLIMIT_NOFILE: limits.open_files,
-        resource.RLIMIT_CORE: 0,
-    }
-
-    def apply() -> None:  # runs in the child between fork and exec
-        for which, value in values.items():
-            # A hard CPU limit above the soft one: SIGXCPU (a timeout) comes before SIGKILL.
-            hard = value + 1 if which == resource.RLIMIT_CPU else value
-            resource.setrlimit(which, (value, hard))
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-    return apply
-
-
-def _wait(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
-    """Wait for ``proc`` to exit, up to ``timeout_s``; True when it did."""
-    fd = os.pidfd_open(proc.pid)
-    try:
-        ready, _, _ = select.select([fd], [], [], timeout_s)
-    finally:
-        os.close(fd)
-    return bool(ready)
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except OSError:
-        return []
-    return [int(field) for field in text.split()]
-
-
-def _pidfd(pid: int) -> int | None:
-    try:
-        return os.pidfd_open(pid)
-    except OSError:
-        return None
-
-
-def _signal(pid: int, signum: int) -> None:
-    try:
-        os.kill(pid, signum)
-    except ProcessLookupError:
-        pass
-
-
-def _signal_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    @property
+    def work_root(self) -> Path:
+        """Where this instance's executions live on the host (for tests)."""
+        if isinstance(self._runner, BwrapRunner):
+            return self._runner.server.root
+        return Path(tempfile.gettempdir())

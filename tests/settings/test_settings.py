@@ -87,3 +87,10 @@ def test_settings_are_frozen() -> None:
     settings = resolve()
     with pytest.raises(Exception):
         settings.seed = 3  # type: ignore[misc]
+
+
+def test_seed_design_sandbox_enabled_means_docker() -> None:
+    settings = resolve(env={"R2R_SANDBOX_ENABLED": "true"})
+    assert settings.sandbox == "docker"
+    assert resolve(env={"R2R_SANDBOX_ENABLED": "true"}, cli={"sandbox": "process"}).sandbox == "process"
+    assert resolve(cli={"sandbox": "process:unshare"}).sandbox == "process:unshare"

@@ -1,0 +1,95 @@
+"""The bubblewrap command line: what an execution sees of the host, and as whom it runs.
+
+The view: ``/usr`` read-only (with the merged-``/usr`` symlinks ``/bin``, ``/lib``,
+``/lib64``), a fresh ``/proc`` of its own pid namespace, a minimal ``/dev``, a
+small private ``/tmp`` (emptied after every execution), the server script read-only, and the sandbox instance's
+own work root at ``/sandbox`` — nothing else: no ``/etc``, ``/home``, ``/root``,
+checkout, suite files or other instances' directories; the root itself is read-only. ``--unshare-all`` gives
+new user, pid, network (not even the host's loopback), ipc, uts and cgroup
+namespaces; ``--as-pid-1`` makes the server the namespace's init (immune to its
+children's signals, no zombie-reaper in between); ``--die-with-parent`` and
+``--new-session`` keep it tied to us and off our terminal; ``--clearenv`` starts
+it from nothing. As root the privileges are dropped *before* bwrap (bwrap's own
+``--uid`` would map to real root, which ignores RLIMIT_NPROC).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SANDBOX_ROOT = "/sandbox"
+SERVER_PATH = "/r2r/server.py"
+TMP_BYTES = 64 * 1024 * 1024
+PYTHON_FLAGS = ("-S", "-B")
+SANDBOX_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "TZ": "UTC",
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+}
+"""The whole environment inside (plus ``HOME``, the execution's work directory)."""
+
+
+def find_bwrap() -> str | None:
+    return shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
+
+
+def usr_interpreter() -> str | None:
+    """An interpreter of the running Python version that lives under /usr (visible inside)."""
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    own = os.path.realpath(sys.executable)
+    for path in (own, f"/usr/bin/python{version}", f"/usr/local/bin/python{version}"):
+        if path.startswith("/usr/") and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def bwrap_argv(bwrap: str, interpreter: str, root: Path, server_fd: int,
+               seccomp_fd: int | None, *, once: bool) -> list[str]:
+    """The command that starts the fork-server in a fresh sandbox bound to ``root``."""
+    argv = [
+        bwrap,
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin",
+        "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+        "--bind", str(root), SANDBOX_ROOT,
+        "--ro-bind-data", str(server_fd), SERVER_PATH,
+        "--remount-ro", "/",
+        "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--clearenv",
+    ]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    for name, value in SANDBOX_ENV.items():
+        argv += ["--setenv", name, value]
+    argv += ["--setenv", "HOME", SANDBOX_ROOT, "--chdir", SANDBOX_ROOT, "--",
+             interpreter, *PYTHON_FLAGS, SERVER_PATH]
+    return argv + (["--once"] if once else [])
+
+
+def probe(bwrap: str, uid: int | None) -> str | None:
+    """None when bwrap can build a sandbox here as ``uid``; else why not (one line)."""
+    try:
+        done = subprocess.run(
+            [bwrap, "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
+             "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--unshare-all",
+             "--as-pid-1", "--", "/usr/bin/true"],
+            capture_output=True, text=True, timeout=20, check=False, env={},
+            user=uid, group=uid, extra_groups=[] if uid is not None else None,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bwrap: {exc}"
+    if done.returncode != 0:
+        return (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+    return None
