@@ -78,3 +78,42 @@ def values_match(actual: Any, expected: Any, tolerance: float) -> bool:
     if expected is None or isinstance(expected, str):
         return type(actual) is type(expected) and actual == expected
     return False
+
+
+class NotPlain(ValueError):
+    """Data from the sandbox that is not the firewall's encoding of plain values."""
+
+
+MAX_DEPTH = 200
+_SCALARS = (type(None), bool, int, float, str)
+
+
+def decode_plain(data: Any, depth: int = 0) -> Any:
+    """Rebuild a value from the runner's tagged encoding (see ``tagged`` in the runner).
+
+    The result holds exact builtin types only, so comparing it runs no code of the
+    program under test; anything else raises :class:`NotPlain`.
+    """
+    if depth > MAX_DEPTH:
+        raise NotPlain("nested too deeply")
+    if type(data) in _SCALARS:
+        return data
+    if type(data) is list:
+        return [decode_plain(item, depth + 1) for item in data]
+    if type(data) is not dict or data.keys() != {"~", "v"}:
+        raise NotPlain(f"unexpected {type(data).__name__}")
+    tag, value = data["~"], data["v"]
+    try:
+        if tag in ("tuple", "set", "frozenset") and type(value) is list:
+            items = [decode_plain(item, depth + 1) for item in value]
+            return {"tuple": tuple, "set": set, "frozenset": frozenset}[tag](items)
+        if tag == "dict" and type(value) is list:
+            pairs = [(decode_plain(k, depth + 1), decode_plain(v, depth + 1)) for k, v in value]
+            return dict(pairs)
+        if tag == "bytes" and type(value) is str:
+            return bytes.fromhex(value)
+        if tag == "complex" and type(value) is list and len(value) == 2:
+            return complex(*(float(part) for part in value))
+    except (TypeError, ValueError) as exc:
+        raise NotPlain(f"malformed {tag}: {exc}") from None
+    raise NotPlain(f"unknown tag {tag!r}")

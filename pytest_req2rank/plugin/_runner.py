@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from functools import cached_property
 from pathlib import Path
 
-from ..execution import RunOptions, run_task
+from ..execution import RunOptions, run_requirement, run_task
+from ..generation import (
+    InfrastructureError,
+    RequirementSpec,
+    Seed,
+    build_requirement,
+    elaborate,
+    load_seeds,
+    sandbox_grader,
+)
 from ..models import ItemResult, Task
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
@@ -24,8 +34,14 @@ class Runner:
     """
 
     def __init__(
-        self, settings: Settings, plan: RunPlan, tasks: dict[str, Task], store_path: Path
+        self,
+        settings: Settings,
+        plan: RunPlan,
+        tasks: dict[str, Task],
+        store_path: Path,
+        rootdir: Path,
     ) -> None:
+        self.rootdir = rootdir
         self.settings = settings
         self.plan = plan
         self.tasks = tasks
@@ -66,14 +82,59 @@ class Runner:
             worker=os.environ.get("PYTEST_XDIST_WORKER", "main"),
         )
 
+    @cached_property
+    def seeds(self) -> dict[str, Seed]:
+        seeds_dir = self.settings.seeds
+        if seeds_dir is not None and not seeds_dir.is_absolute():
+            seeds_dir = self.rootdir / seeds_dir
+        return {seed.id: seed for seed in load_seeds(seeds_dir)}
+
+    @cached_property
+    def generator(self) -> Provider | None:
+        if self.settings.generator is None:
+            return None
+        provider = resolve_provider(self.settings.generator, api_base=self.settings.api_base,
+                                    concurrency=self.settings.concurrency)
+        return CachedProvider(provider, self.store, namespace=self.plan.run_id,
+                              api_base=self.settings.api_base)
+
     def evaluate(self, task: Task) -> ItemResult:
         if self.settings.resume:
             finished = self.store.item(self.plan.run_id, task.item_id)
             if finished is not None:
                 return finished
+        if task.form == "requirement":
+            return self._evaluate_requirement(task)
         return run_task(task, self.provider, self.sandbox, self.options)
 
+    def _evaluate_requirement(self, task: Task) -> ItemResult:
+        """Rebuild the planned requirement, elaborate it with the generator when one is set
+        (its answers are cached, so a resumed run never asks twice), then benchmark it."""
+        spec = RequirementSpec.model_validate(task.spec)
+        requirement = build_requirement(spec, self.seeds)
+        provenance = None
+        if self.generator is not None:
+            try:
+                elaboration = elaborate(requirement, self.generator,
+                                        sandbox_grader(self.settings.sandbox))
+            except InfrastructureError as exc:
+                return lost_requirement(task, self.settings.model, f"calibration failed: {exc}")
+            requirement = elaboration.requirement
+            provenance = elaboration.provenance.model_dump(mode="json")
+            task = task.model_copy(update={"reference_files": requirement.reference})
+        result = run_requirement(task, requirement, self.provider, self.sandbox, self.options)
+        cluster = hashlib.sha256(spec.key.encode()).hexdigest()[:16]
+        return result.model_copy(update={"provenance": provenance, "cluster": cluster})
+
     def close(self) -> None:
-        for name in ("sandbox", "provider", "store"):
+        for name in ("sandbox", "provider", "generator", "store"):
             if name in self.__dict__:
-                getattr(self, name).close()
+                resource = getattr(self, name)
+                if resource is not None:
+                    resource.close()
+
+
+def lost_requirement(task: Task, model: str, reason: str) -> ItemResult:
+    """A requirement item the sandbox could not prepare: infrastructure, not the model's fault."""
+    return ItemResult(item_id=task.item_id, dataset=task.dataset, task_id=task.task_id, model=model,
+                      status="sandbox_error", reason=reason, kind="dynamic")

@@ -27,7 +27,7 @@ def configure_session(config: pytest.Config) -> None:
     if workerinput is not None:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, config.rootpath, plan.seed)
-        config.stash[RUNNER_KEY] = Runner(settings, plan, {t.item_id: t for t in tasks}, db)
+        config.stash[RUNNER_KEY] = Runner(settings, plan, {t.item_id: t for t in tasks}, db, config.rootpath)
         return
     baseline = _load_baseline(settings, config.rootpath)
     finished: list[ItemResult] = []
@@ -45,7 +45,7 @@ def configure_session(config: pytest.Config) -> None:
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
-    runner = Runner(settings, plan, by_id, db)
+    runner = Runner(settings, plan, by_id, db, config.rootpath)
     _check_model(runner, [by_id[item_id].task_id for item_id in plan.item_ids])
     config.stash[RUNNER_KEY] = runner
     controller = Controller(settings, plan, config.rootpath, runner.sandbox.isolation,

@@ -29,7 +29,9 @@ def render_summary(
         interval = ""
         if summary.ci95 is not None:
             interval = f" (95% CI {summary.ci95.low:.1f}-{summary.ci95.high:.1f}, {summary.ci95.method})"
-        lines.append(f"score: {summary.overall_score:.1f}/100 = 100 x accepted@1{interval}")
+        meaning = "100 x accepted@1" if summary.ci95 is None or summary.ci95.method == "wilson" else (
+            "mean item score")
+        lines.append(f"score: {summary.overall_score:.1f}/100 = {meaning}{interval}")
     counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
     lines.append(
         f"items: {summary.items_total}/{summary.items_planned} finished ({counts or 'none'}) "

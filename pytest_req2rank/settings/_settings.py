@@ -14,10 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ._options import OPTIONS, OptionSpec
 
 DEFAULT_MODEL = "r2r/reference"
-STATIC_JUDGE = "r2r/static"
 COMPLEXITIES = ("C1", "C2", "C3", "C4")
-SUITE_NAMES = ("humaneval", "jsonl:PATH")
-PLANNED_SUITES = {"dynamic": "the requirement engine", "nversion": "N-version generation"}
+SUITE_NAMES = ("dynamic", "humaneval", "jsonl:PATH")
+PLANNED_SUITES = {"nversion": "N-version generation"}
 
 
 class SettingsError(ValueError):
@@ -30,7 +29,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str = DEFAULT_MODEL
-    suite: str = "humaneval"
+    suite: str = "dynamic"
     seed: int | None = None
     sample: int | None = Field(default=None, ge=1)
     json_path: Path | None = Field(default=None, alias="json")
@@ -43,15 +42,12 @@ class Settings(BaseModel):
     temperature: float = Field(default=0.0, ge=0, le=2)
     sandbox: str = "process"
     sandbox_timeout_ms: int = Field(default=5000, ge=100, le=3_600_000)
-    rounds: int = Field(default=1, ge=1, le=100_000)
+    rounds: int = Field(default=10, ge=1, le=100_000)
     complexity: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
     seeds: Path | None = None
     generator: str | None = None
-    judges: tuple[str, ...] = (STATIC_JUDGE,)
-    exclude_self_judging: bool = False
-    execution_weight: float = Field(default=0.7, ge=0, le=1)
     fail_under: float | None = Field(default=None, ge=0, le=100)
     gate_on: Literal["score", "ci-low"] = "score"
     baseline: Path | None = None
@@ -65,11 +61,7 @@ class Settings(BaseModel):
     def model_is_default(self) -> bool:
         return "model" not in self.explicit
 
-    @property
-    def judges_are_default(self) -> bool:
-        return "judges" not in self.explicit
-
-    @field_validator("complexity", "skills", "domains", "judges", mode="before")
+    @field_validator("complexity", "skills", "domains", mode="before")
     @classmethod
     def _split_list(cls, value: object) -> object:
         if isinstance(value, str):
@@ -108,14 +100,6 @@ class Settings(BaseModel):
             raise ValueError("the generator must be a LiteLLM model string (r2r/ models cannot write requirements)")
         return value
 
-    @field_validator("judges")
-    @classmethod
-    def _check_judges(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for judge in value:
-            if judge.startswith("r2r/") and judge != STATIC_JUDGE:
-                raise ValueError(f"unknown built-in judge {judge!r}; the built-in judge is {STATIC_JUDGE}")
-        return value
-
     @field_validator("resume")
     @classmethod
     def _check_resume(cls, value: str | None) -> str | None:
@@ -151,7 +135,7 @@ class Settings(BaseModel):
                 f"{value!r} ({PLANNED_SUITES[value]}) is not part of this version; "
                 f"allowed: {', '.join(SUITE_NAMES)}"
             )
-        if value == "humaneval":
+        if value in ("dynamic", "humaneval"):
             return value
         if value.startswith("jsonl:"):
             if not value[len("jsonl:"):]:

@@ -29,7 +29,8 @@ def test_defaults() -> None:
     settings = resolve()
     assert settings.model == "r2r/reference"
     assert settings.model_is_default
-    assert settings.suite == "humaneval"
+    assert settings.suite == "dynamic"
+    assert settings.rounds == 10
     assert settings.seed is None
     assert settings.sandbox_timeout_s == 5.0
 
@@ -58,7 +59,7 @@ def test_spellings_derive_from_field() -> None:
     [
         ({"concurrency": "abc"}, {}, "--r2r-concurrency: expected an integer, got 'abc'"),
         ({}, {"R2R_CONCURRENCY": "0"}, "--r2r-concurrency (from environment variable R2R_CONCURRENCY): must be greater than or equal to 1"),
-        ({"suite": "nope"}, {}, "--r2r-suite: unknown suite 'nope'; allowed: humaneval, jsonl:PATH"),
+        ({"suite": "nope"}, {}, "--r2r-suite: unknown suite 'nope'; allowed: dynamic, humaneval, jsonl:PATH"),
         ({"suite": "jsonl:"}, {}, "--r2r-suite: jsonl needs a path: jsonl:PATH"),
         ({"model": "r2r/oracle"}, {}, "--r2r-model: unknown built-in model 'r2r/oracle'"),
         ({"model": "r2r/samples:"}, {}, "--r2r-model: r2r/samples needs a path"),

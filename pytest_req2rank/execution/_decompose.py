@@ -1,0 +1,316 @@
+"""Decomposing HumanEval's ``check(candidate)`` so that verdicts are decided on the host.
+
+Every top-level statement of ``check`` that holds an assert is one test. Each
+``candidate(...)`` call becomes ``__r2r_call__(site, args, kwargs)``, so a run of
+the check can record (and later replay) the calls the test makes. An assert of a
+shape the host can evaluate — whitelisted operators and pure functions around
+candidate calls whose arguments do not involve the candidate — becomes
+``__r2r_assert__(id, lambda: ...)`` with every non-literal candidate-free operand
+wrapped as ``__r2r_leaf__(id, ...)``: the reference run records those operands and
+the host evaluates the assert on the candidate's returned values. A test whose
+asserts are all of that shape, and whose calls all sit inside them, is
+*host-decided*; the others are judged by a checker run in which no candidate code
+exists (see :mod:`._replay`).
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+SAFE_FUNCTIONS = frozenset({
+    "abs", "all", "any", "bool", "float", "frozenset", "int", "len", "list", "max", "min",
+    "round", "set", "sorted", "str", "sum", "tuple",
+})
+SAFE_MATH = frozenset({"ceil", "fabs", "floor", "isclose", "isinf", "isnan", "sqrt"})
+BIN_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+UNARY_OPS = (ast.Not, ast.USub, ast.UAdd)
+SINGLETONS = (True, False, None)
+
+
+@dataclass(frozen=True)
+class Node:
+    """How the host gets one node of a decomposed assert: a candidate call, a literal or a leaf."""
+
+    kind: Literal["site", "literal", "leaf"]
+    key: int = 0
+    value: Any = None
+
+
+@dataclass
+class HostAssert:
+    """An assert the host evaluates: its expression and how each special node is obtained."""
+
+    expr: ast.expr
+    nodes: dict[int, Node] = field(default_factory=dict)
+    """``id(ast node)`` → how to obtain its value."""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One top-level statement of ``check``, instrumented; ``test`` is its test index, if any."""
+
+    source: str
+    test: int | None
+
+
+@dataclass
+class CheckPlan:
+    """The decomposition of one ``check``: replayable or not, and which tests the host decides."""
+
+    param: str
+    steps: list[PlanStep]
+    asserts: dict[int, HostAssert]
+    host_tests: frozenset[int]
+    shown: list[str]
+    """Each test's original source (for reports)."""
+    replayable: bool
+    why_not: str = ""
+
+    @property
+    def tests(self) -> int:
+        return len(self.shown)
+
+
+@lru_cache(maxsize=512)
+def plan_check(test: str) -> CheckPlan:
+    """The plan for a HumanEval-form ``test``; ``replayable`` is False when it cannot be replayed."""
+    tree = ast.parse(test)
+    check = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"),
+                 None)
+    if check is None or not check.args.args:
+        return CheckPlan("candidate", [], {}, frozenset(), [], False, "no check(candidate)")
+    param = check.args.args[0].arg
+    assigned = _assigned_names(tree)
+    builder = _Builder(param, assigned)
+    steps: list[PlanStep] = []
+    shown: list[str] = []
+    host: set[int] = set()
+    for stmt in check.body:
+        original = textwrap.dedent(ast.get_source_segment(test, stmt, padded=True) or "")
+        has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(stmt))
+        index = len(shown) if has_assert else None
+        try:
+            instrumented, decided = builder.statement(stmt)
+        except _NotReplayable as exc:
+            return CheckPlan(param, [], {}, frozenset(), [], False, str(exc))
+        if index is not None:
+            shown.append(original)
+            if decided:
+                host.add(index)
+        steps.append(PlanStep(instrumented, index))
+    if not shown:
+        return CheckPlan(param, [], {}, frozenset(), [], False, "check() holds no assert")
+    return CheckPlan(param, steps, builder.asserts, frozenset(host), shown, True)
+
+
+class _NotReplayable(Exception):
+    """The candidate is used other than by plain calls, or the check cannot be split."""
+
+
+class _Builder:
+    def __init__(self, param: str, assigned: frozenset[str]) -> None:
+        self.param, self.assigned = param, assigned
+        self.asserts: dict[int, HostAssert] = {}
+        self.sites = 0
+        self.leaves = 0
+        self.tainted = False
+        """Set once a statement calls the candidate outside host asserts: later tests may use
+        what it returned, so the host cannot decide them alone."""
+
+    def statement(self, stmt: ast.stmt) -> tuple[str, bool]:
+        """The instrumented source of ``stmt`` and whether the host decides all of it."""
+        decided = True
+        calls_outside = False
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global)):
+                raise _NotReplayable(f"check() uses {type(node).__name__.lower()} at top level")
+        new = _Rewriter(self).visit(ast.parse(ast.unparse(stmt)).body[0])
+        for node in _outside_host_asserts(new):
+            if isinstance(node, ast.Assert):
+                decided = False
+            if isinstance(node, ast.Call) and _is_name(node.func, "__r2r_call__"):
+                calls_outside = True
+        ast.fix_missing_locations(new)
+        decided = decided and not calls_outside and not self.tainted
+        self.tainted = self.tainted or calls_outside
+        return ast.unparse(new), decided
+
+    def call(self, node: ast.Call) -> ast.Call:
+        """``candidate(a, k=b)`` → ``__r2r_call__(site, (a,), {'k': b})``."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+                k.arg is None for k in node.keywords):
+            raise _NotReplayable("a candidate call with * or ** arguments")
+        self.sites += 1
+        kwargs = ast.Dict(keys=[ast.Constant(k.arg) for k in node.keywords],
+                          values=[k.value for k in node.keywords])
+        return ast.Call(ast.Name("__r2r_call__", ast.Load()),
+                        [ast.Constant(self.sites), ast.Tuple(list(node.args), ast.Load()), kwargs],
+                        [])
+
+    def host_assert(self, node: ast.Assert) -> ast.stmt | None:
+        """The instrumented statement for a host-evaluable assert, or None."""
+        original = node.test
+        if not self._shape(original):
+            return None
+        key = len(self.asserts)
+        plan = HostAssert(original, source=ast.unparse(original))
+        rewritten = self._instrument(original, plan)
+        self.asserts[key] = plan
+        lam = ast.Lambda(ast.arguments([], [], None, [], [], None, []), rewritten)
+        return ast.Expr(ast.Call(ast.Name("__r2r_assert__", ast.Load()),
+                                 [ast.Constant(key), lam], []))
+
+    def _instrument(self, node: ast.expr, plan: HostAssert) -> ast.expr:
+        if self._free(node):
+            value = _literal(node)
+            if value is not _MISSING:
+                plan.nodes[id(node)] = Node("literal", value=value)
+                return node
+            self.leaves += 1
+            plan.nodes[id(node)] = Node("leaf", self.leaves)
+            return ast.Call(ast.Name("__r2r_leaf__", ast.Load()),
+                            [ast.Constant(self.leaves), node], [])
+        if isinstance(node, ast.Call) and _is_name(node.func, self.param):
+            new = self.call(node)
+            plan.nodes[id(node)] = Node("site", self.sites)
+            return new
+        copy = _shallow_copy(node)
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr) and name != "func":
+                setattr(copy, name, self._instrument(value, plan))
+            elif isinstance(value, list):
+                setattr(copy, name, [self._instrument(v, plan) if isinstance(v, ast.expr) else
+                                     _keyword(v, self, plan) if isinstance(v, ast.keyword) else v
+                                     for v in value])
+        return copy
+
+    def _free(self, node: ast.AST) -> bool:
+        return not any(isinstance(n, ast.Name) and n.id == self.param for n in ast.walk(node))
+
+    def _shape(self, node: ast.expr) -> bool:
+        """True when ``node`` involves the candidate only in ways the host can evaluate."""
+        if self._free(node):
+            return True
+        if isinstance(node, ast.Call) and _is_name(node.func, self.param):
+            return all(self._free(a) for a in node.args) and all(self._free(k.value)
+                                                                for k in node.keywords)
+        if isinstance(node, ast.Compare):
+            parts = [node.left, *node.comparators]
+            for op, left, right in zip(node.ops, parts, parts[1:]):
+                if isinstance(op, (ast.Is, ast.IsNot)) and not (_singleton(left)
+                                                              or _singleton(right)):
+                    return False
+            return all(self._shape(p) for p in parts)
+        if isinstance(node, ast.BinOp):
+            return isinstance(node.op, BIN_OPS) and self._shape(node.left) and self._shape(
+                node.right)
+        if isinstance(node, ast.UnaryOp):
+            return isinstance(node.op, UNARY_OPS) and self._shape(node.operand)
+        if isinstance(node, ast.Call):
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(
+                    k.arg is None for k in node.keywords):
+                return False
+            return self._safe_function(node.func) and all(
+                self._shape(a) for a in [*node.args, *(k.value for k in node.keywords)])
+        if isinstance(node, ast.Subscript):
+            return self._shape(node.value) and self._free(node.slice)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return all(self._shape(e) for e in node.elts)
+        return False
+
+    def _safe_function(self, func: ast.expr) -> bool:
+        if isinstance(func, ast.Name):
+            return func.id in SAFE_FUNCTIONS and func.id not in self.assigned
+        return (isinstance(func, ast.Attribute) and _is_name(func.value, "math")
+                and func.attr in SAFE_MATH and "math" not in self.assigned)
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, builder: _Builder) -> None:
+        self.builder = builder
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        replaced = self.builder.host_assert(node)
+        return replaced if replaced is not None else self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if not _is_name(node.func, self.builder.param):
+            return self.generic_visit(node)
+        node.args = [self.visit(a) for a in node.args]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        return self.builder.call(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.builder.param:
+            raise _NotReplayable(f"check() uses {node.id} other than by calling it")
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        if not self.builder._free(node):
+            raise _NotReplayable("the candidate is called inside a lambda")
+        return node
+
+
+_MISSING = object()
+
+
+def _literal(node: ast.AST) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _MISSING
+
+
+def _singleton(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and any(node.value is s for s in SINGLETONS)
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _outside_host_asserts(tree: ast.AST) -> list[ast.AST]:
+    """The nodes of ``tree`` that are not inside an ``__r2r_assert__(...)`` call."""
+    found: list[ast.AST] = []
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call) and _is_name(node.func, "__r2r_assert__"):
+            continue
+        found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _shallow_copy(node: ast.expr) -> ast.expr:
+    copy = type(node)(**{name: getattr(node, name) for name in node._fields if hasattr(node, name)})
+    return ast.copy_location(copy, node)
+
+
+def _keyword(value: ast.keyword, builder: _Builder, plan: HostAssert) -> ast.keyword:
+    return ast.keyword(value.arg, builder._instrument(value.value, plan))
+
+
+def _assigned_names(tree: ast.AST) -> frozenset[str]:
+    """Names the test binds anywhere (they shadow builtins such as ``str``), imports excepted
+    for ``math`` so that ``import math`` keeps ``math.isclose`` trusted."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if not (bound == "math" and alias.name == "math"
+                        and isinstance(node, ast.Import)):
+                    names.add(bound)
+    return frozenset(names)

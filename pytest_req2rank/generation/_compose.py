@@ -1,0 +1,132 @@
+"""Composition upgrade: two compatible seeds delivered together as one higher-complexity requirement."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from ._instantiate import assignments
+from ._models import Guidance, Interface, ProjectRequirement, Seed
+from ._taxonomy import Complexity
+from ._templating import render_code
+
+COMPOSABLE: frozenset[str] = frozenset({"C1", "C2"})
+"""Complexities a part of a composition may have (C1+C1 → C2, otherwise → C3)."""
+_KINDS = {"function", "module"}
+_SEPARATE = ("Keep each part in the modules its interface names; the two parts must import and "
+             "work independently.")
+
+
+def composed_complexity(a: Seed, b: Seed) -> Complexity:
+    return "C2" if a.complexity == b.complexity == "C1" else "C3"
+
+
+def clash(a: Seed, b: Seed) -> str | None:
+    """Why ``a`` and ``b`` cannot be composed, or None when they can.
+
+    Over every slot assignment, their files and modules must differ and the
+    names their probe setups bind must not overlap (the setups run together).
+    """
+    if a.id == b.id:
+        return "a seed cannot be composed with itself"
+    for seed in (a, b):
+        if seed.complexity not in COMPOSABLE:
+            return f"{seed.id} is {seed.complexity}; only {sorted(COMPOSABLE)} seeds compose"
+        if seed.interface.kind not in _KINDS:
+            return f"{seed.id} has a {seed.interface.kind} interface"
+    if not set(a.domains) & set(b.domains):
+        return "no domain in common"
+    shared_modules = _modules(a) & _modules(b)
+    if shared_modules:
+        return f"both deliver modules {sorted(shared_modules)}"
+    shared_names = _setup_names(a) & _setup_names(b)
+    if shared_names:
+        return f"both setups bind {sorted(shared_names)}"
+    return None
+
+
+_Footprint = tuple[frozenset[str], frozenset[str]]
+_FOOTPRINTS: dict[tuple[object, ...], _Footprint] = {}
+
+
+def _footprint(seed: Seed) -> _Footprint:
+    """The modules a seed delivers and the names its setup binds, over every assignment."""
+    key = (seed.id, seed.setup, tuple(seed.reference), seed.slots)
+    if key not in _FOOTPRINTS:
+        every = assignments(seed)
+        paths = {render_code(path, values) for values in every for path in seed.reference}
+        modules = {path.removesuffix(".py").replace("/", ".").split(".")[0] for path in paths}
+        names = {name for values in every for name in bound_names(render_code(seed.setup, values))}
+        _FOOTPRINTS[key] = (frozenset(modules), frozenset(names))
+    return _FOOTPRINTS[key]
+
+
+def _modules(seed: Seed) -> frozenset[str]:
+    return _footprint(seed)[0]
+
+
+def _setup_names(seed: Seed) -> frozenset[str]:
+    return _footprint(seed)[1]
+
+
+def bound_names(code: str) -> set[str]:
+    """Every name a piece of code binds anywhere (``*`` for a star import)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return names
+
+
+def compose(parts: tuple[ProjectRequirement, ProjectRequirement], *, complexity: Complexity,
+            skills: tuple[str, ...]) -> ProjectRequirement:
+    """One requirement delivering both parts: both modules, both probe sets, a combined text."""
+    a, b = parts
+    clashing = set(a.reference) & set(b.reference)
+    if clashing:
+        raise ValueError(f"{a.id} and {b.id} both deliver {sorted(clashing)}")
+    probes = tuple(p.model_copy(update={"name": f"{req.seed_id}:{p.name}"})
+                   for req in parts for p in req.probes)
+    requirements = [r for req in parts for r in req.requirements]
+    return ProjectRequirement(
+        id=f"{a.id}+{b.id}",
+        seed_id=f"{a.seed_id}+{b.seed_id}",
+        title=f"{a.title}, together with: {b.title}",
+        description=(
+            "Deliver two components that ship together in one code base. Each keeps its own "
+            "modules and public interface; neither depends on the other's internals.\n\n"
+            f"Part 1 - {a.title}\n{a.description.strip()}\n\n"
+            f"Part 2 - {b.title}\n{b.description.strip()}\n"
+        ),
+        requirements=tuple(r.model_copy(update={"id": f"FR-{i}"})
+                           for i, r in enumerate(requirements, start=1)),
+        constraints=(*_unique([*a.constraints, *b.constraints]), _SEPARATE),
+        deliverables=(*a.deliverables, *b.deliverables),
+        interface=Interface(kind="module", text=(f"Part 1 ({a.interface.kind}):\n"
+                                                 f"{a.interface.text.strip()}\n\n"
+                                                 f"Part 2 ({b.interface.kind}):\n"
+                                                 f"{b.interface.text.strip()}\n")),
+        metadata=a.metadata.model_copy(update={"skills": skills, "complexity": complexity}),
+        guidance=Guidance(
+            differentiators=(*a.guidance.differentiators, *b.guidance.differentiators,
+                             "Clean boundary between the two parts"),
+            pitfalls=(*a.guidance.pitfalls, *b.guidance.pitfalls),
+            edge_cases=(*a.guidance.edge_cases, *b.guidance.edge_cases),
+        ),
+        slots={f"{req.seed_id}.{name}": value for req in parts for name, value in req.slots.items()},
+        reference={**a.reference, **b.reference},
+        setup=f"{a.setup.rstrip()}\n{b.setup.strip()}\n",
+        probes=probes,
+    )
+
+
+def _unique(texts: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for text in texts:
+        seen.setdefault(text, None)
+    return list(seen)
+
