@@ -157,7 +157,10 @@ def test_sandbox_failure_is_retried_once_then_sandbox_error(sandbox: ProcessSand
     task = _task(TEST)
     code = {"solution.py": "def f(x):\n    return x + 1\n"}
     flaky = _Failing(sandbox, failures=1)
-    assert grade(task, code, flaky, timeout_s=TIMEOUT).status == "success" and flaky.calls == 2
+    assert grade(task, code, flaky, timeout_s=TIMEOUT).status == "success"
+    # the failed request is repeated once, unchanged (a recording run of the reference may precede
+    # the candidate's run, so the total number of calls depends on the task)
+    assert flaky.requests[0] == flaky.requests[1] and flaky.calls >= 2
     broken = _Failing(None, failures=2)
     result = grade(task, code, broken, timeout_s=TIMEOUT)
     assert result.status == "sandbox_error" and broken.calls == 2

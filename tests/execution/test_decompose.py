@@ -1,0 +1,158 @@
+"""Decomposing ``check(candidate)``, evaluating asserts on the host, and decoding plain data."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pytest_req2rank.execution._compare import NotPlain, decode_plain
+from pytest_req2rank.execution._decompose import plan_check
+from pytest_req2rank.execution._hosteval import HostEvalError, evaluate, loose_equal
+from pytest_req2rank.suites import load_humaneval
+
+
+def _check(*lines: str, prelude: str = "") -> str:
+    return prelude + "def check(candidate):\n" + "".join(f"    {line}\n" for line in lines)
+
+
+@pytest.mark.parametrize("line", [
+    "assert candidate(1) == 2",
+    "assert abs(candidate(1.0) - 0.5) < 1e-6",
+    "assert candidate([1]) is True",
+    "assert candidate('x') is not None",
+    "assert not candidate(3)",
+    "assert candidate(3)",
+    "assert math.isclose(candidate(2), 4.0, rel_tol=1e-9)",
+    "assert set(candidate([3, 1])) == {1, 3}",
+    "assert sorted(candidate('ba')) == ['a', 'b']",
+    "assert tuple(candidate([1, 2])) == (1, 2)",
+    "assert candidate(1)[0] == 'a'",
+    "assert candidate(2) in [1, 2, 3]",
+    "assert len(candidate('ab')) == 2, 'message'",
+    "assert True",
+], ids=lambda line: line[7:40])
+def test_common_assert_shapes_are_host_decided(line: str) -> None:
+    plan = plan_check(_check(line, prelude="import math\n"))
+    assert plan.replayable and plan.host_tests == {0}, plan.steps
+
+
+def test_loops_over_inputs_are_one_host_decided_test() -> None:
+    plan = plan_check(_check("for x, y in [(1, 2), (3, 4)]:", "    assert candidate(x) == y",
+                             "assert candidate(0) == 1"))
+    assert plan.tests == 2 and plan.host_tests == {0, 1}
+    assert "__r2r_leaf__(" in plan.steps[0].source  # y is recorded, not evaluated on the host
+
+
+@pytest.mark.parametrize(("lines", "host"), [
+    (("x = candidate(1)", "assert x == 2", "assert candidate(2) == 3"), set()),
+    (("assert candidate(1) == 2", "x = candidate(1)", "assert x + 1 == 3"), {0}),
+    (("assert helper(candidate(1)) == 2",), set()),
+    (("str = 'a'", "assert str(candidate(1)) == '1'"), set()),
+    (("assert candidate(candidate(1)) == 3",), set()),
+    (("assert all(candidate(x) for x in [1, 2])",), set()),
+    (("assert candidate(1) is 1",), set()),
+    (("assert candidate(1) == 1 and True",), set()),
+], ids=["setup-call", "tainted-later", "test-helper", "shadowed-builtin", "nested-call",
+        "generator", "is-int", "boolop"])
+def test_other_shapes_go_to_the_checker(lines: tuple[str, ...], host: set[int]) -> None:
+    plan = plan_check(_check(*lines, prelude="def helper(x):\n    return x\n"))
+    assert plan.replayable and plan.host_tests == host
+
+
+@pytest.mark.parametrize("line", ["assert helper(candidate)", "assert candidate(*[1]) == 1",
+                                  "f = candidate"])
+def test_candidate_used_as_a_value_is_not_replayable(line: str) -> None:
+    plan = plan_check(_check(line, "assert candidate(1) == 1"))
+    assert not plan.replayable and plan.why_not
+
+
+def test_humaneval_decomposition_figures() -> None:
+    plans = [plan_check(task.test or "") for task in load_humaneval()]
+    assert all(plan.replayable for plan in plans)
+    tests = sum(plan.tests for plan in plans)
+    host = sum(len(plan.host_tests) for plan in plans)
+    fully = sum(len(plan.host_tests) == plan.tests for plan in plans)
+    assert (tests, host, fully) == (1181, 1180, 163)
+
+
+def _host(line: str, *values: object) -> bool:
+    plan = plan_check(_check(line, prelude="import math\n"))
+    host = next(iter(plan.asserts.values()))
+    sites = {node.key: values[i] for i, node in enumerate(
+        sorted((n for n in host.nodes.values() if n.kind == "site"), key=lambda n: n.key))}
+    return evaluate(host, sites, {})
+
+
+@pytest.mark.parametrize(("line", "value", "holds"), [
+    ("assert candidate(1) == 0.3", 0.1 + 0.2, True),
+    ("assert candidate(1) == 0.3", 0.31, False),
+    ("assert candidate(1) == True", 1, True),
+    ("assert candidate(1) is True", 1, False),
+    ("assert candidate(1) == (1, 2)", [1, 2], False),
+    ("assert candidate(1) == [1.0, 2]", [1.0000000001, 2], True),
+    ("assert candidate(1) == {'a': [0.5]}", {"a": [0.5]}, True),
+    ("assert abs(candidate(1) - 0.5) < 1e-6", 0.5000001, True),
+    ("assert math.isclose(candidate(1), 2.0)", 2.0, True),
+    ("assert candidate(1) == candidate(1)", math.nan, False),
+    ("assert not candidate(1)", [], True),
+    ("assert set(candidate(1)) == {1, 2}", [2, 1, 1], True),
+    ("assert candidate(1) == -(10 ** 30)", -(10 ** 30), None),
+    ("assert 0.5 in candidate(1)", (0.5000000000001,), True),
+], ids=lambda v: repr(v)[:30])
+def test_host_evaluation(line: str, value: object, holds: bool | None) -> None:
+    if holds is None:  # the operand is not a literal: it is a leaf, which the reference run records
+        with pytest.raises(HostEvalError, match="KeyError"):
+            _host(line, value)
+        return
+    assert _host(line, value, value) is holds
+
+
+@pytest.mark.parametrize(("line", "values"), [
+    ("assert candidate(1) ** candidate(2) == 4", (10 ** 50 + 7, 99999)),
+    ("assert len(candidate(1) * candidate(2)) == 1", ("ab", 10 ** 9)),
+    ("assert abs(candidate(1) - 1) < 1", ("text",)),
+    ("assert candidate(1)[5] == 1", ([1],)),
+], ids=["huge-power", "huge-repeat", "type-error", "index-error"])
+def test_host_evaluation_errors_are_contained(line: str, values: tuple[object, ...]) -> None:
+    with pytest.raises(HostEvalError):
+        _host(line, *values)
+
+
+def test_loose_equal_keeps_python_types_apart() -> None:
+    assert loose_equal(1, 1.0) and loose_equal(True, 1) and not loose_equal("1", 1)
+    assert not loose_equal([1], (1,)) and loose_equal({1, 2}, {2, 1})
+    assert not loose_equal(10 ** 400, 1.0)
+
+
+@pytest.mark.parametrize(("data", "value"), [
+    ({"~": "tuple", "v": [1, {"~": "set", "v": [2]}]}, (1, {2})),
+    ({"~": "dict", "v": [[{"~": "tuple", "v": [1]}, "a"]]}, {(1,): "a"}),
+    ({"~": "bytes", "v": "ff00"}, b"\xff\x00"),
+    ({"~": "complex", "v": [1.0, -2.0]}, 1 - 2j),
+    ([None, True, 1.5, "s"], [None, True, 1.5, "s"]),
+])
+def test_decode_plain(data: object, value: object) -> None:
+    decoded = decode_plain(data)
+    assert decoded == value and type(decoded) is type(value)
+
+
+@pytest.mark.parametrize("data", [
+    {"a": 1},
+    {"~": "set", "v": [[1]]},
+    {"~": "dict", "v": [[[1], 2]]},
+    {"~": "object", "v": []},
+    {"~": "bytes", "v": "zz"},
+    {"~": "tuple", "v": "abc"},
+])
+def test_decode_plain_rejects_anything_else(data: object) -> None:
+    with pytest.raises(NotPlain):
+        decode_plain(data)
+
+
+def test_decode_plain_rejects_deep_nesting() -> None:
+    deep: list[object] = []
+    for _ in range(300):
+        deep = [deep]
+    with pytest.raises(NotPlain):
+        decode_plain(deep)

@@ -1,0 +1,320 @@
+"""Record-and-replay grading: hostile programs cannot forge a verdict, and references still pass."""
+
+from __future__ import annotations
+
+import base64
+import marshal
+import random
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_req2rank.execution import grade, grade_probes
+from pytest_req2rank.execution._recording import ReferenceCache
+from pytest_req2rank.models import Probe, Task
+from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
+from pytest_req2rank.suites import load_humaneval
+
+TIMEOUT = 0.5
+REFERENCE = "def f(x):\n    return x + 1\n"
+TEST = ("import math\n\ndef check(candidate):\n    assert candidate(1) == 2\n"
+        "    assert abs(candidate(2) - 3) < 1e-6\n"
+        "    assert math.isclose(candidate(-1), 0, abs_tol=1e-9)\n")
+CHECKER_TEST = "def check(candidate):\n    y = candidate(3)\n    assert y * 2 == 8\n"
+
+
+class Spy(Sandbox):
+    """Delegates to a real sandbox and keeps every request with its runner mode."""
+
+    name = "spy"
+
+    def __init__(self, inner: Sandbox) -> None:
+        self.inner = inner
+        self.requests: list[tuple[str, ExecRequest]] = []
+
+    @property
+    def isolation(self) -> str:
+        return self.inner.isolation
+
+    def run(self, request: ExecRequest) -> ExecOutcome:
+        lines = request.stdin.split("\n")
+        spec = marshal.loads(base64.b64decode(lines[1])) if len(lines) > 1 and lines[1] else {}
+        self.requests.append((spec.get("mode", "program"), request))
+        return self.inner.run(request)
+
+    def modes(self) -> list[str]:
+        return [mode for mode, _ in self.requests]
+
+
+@pytest.fixture(scope="module")
+def box() -> Iterator[ProcessSandbox]:
+    sandbox = ProcessSandbox()
+    yield sandbox
+    sandbox.close()
+
+
+@pytest.fixture
+def spy(box: ProcessSandbox) -> Spy:
+    return Spy(box)
+
+
+def _task(test: str = TEST, reference: str = REFERENCE) -> Task:
+    return Task(item_id="t/t", dataset="t", task_id="t", form="function", prompt="def f(x):\n",
+                reference=reference, entry_point="f", test=test)
+
+
+def _grade(sandbox: Sandbox, code: str, task: Task | None = None, **options: Any) -> Any:
+    cache = options.pop("reference_cache", ReferenceCache())
+    return grade(task or _task(), {"solution.py": code}, sandbox, timeout_s=TIMEOUT,
+                 reference_cache=cache, **options)
+
+
+def test_correct_and_wrong_answers_are_decided_on_the_host(spy: Spy) -> None:
+    assert _grade(spy, REFERENCE).status == "success"
+    assert spy.modes() == ["record", "calls"]
+    wrong = _grade(spy, "def f(x):\n    return x + 1 if x > 0 else 5\n")
+    assert [t.status for t in wrong.tests] == ["success", "success", "wrong_answer"]
+    assert "math.isclose" in (wrong.reason or "")
+
+
+HOSTILE = {
+    "exit-at-import": "import sys\nsys.exit(0)\n",
+    "os-exit": "import os\ndef f(x):\n    os._exit(0)\n",
+    "atexit-fake-report": ("import atexit, os\natexit.register(lambda: print('3 passed'))\n"
+                           "def f(x):\n    os._exit(0)\n"),
+    "printed-fake-report": ("import os, json\ndef f(x):\n"
+                            "    print(json.dumps({'nonce': 'guess', 'i': 0, 'status': 'pass'}))\n"
+                            "    print('PASSED 3/3')\n    os._exit(0)\n"),
+    "fd1-fake-record": ("import os\ndef f(x):\n"
+                        "    os.write(1, b'{\"nonce\": \"0\", \"i\": 1, \"status\": \"pass\"}\\n')\n"
+                        "    os._exit(0)\n"),
+    "nonce-from-frames": (
+        "import os, sys\ndef f(x):\n    frame = sys._getframe()\n"
+        "    while frame is not None and 'nonce' not in frame.f_locals:\n        frame = frame.f_back\n"
+        "    nonce, channel = frame.f_locals['nonce'], frame.f_locals['channel']\n"
+        "    for i in range(3):\n"
+        "        channel.write('{\"nonce\": \"%s\", \"i\": %d, \"status\": \"pass\", \"o\": []}\\n'"
+        " % (nonce, i))\n    channel.flush()\n    os._exit(0)\n"),
+    "nonce-from-inspect": (
+        "import inspect, os\ndef f(x):\n"
+        "    for info in inspect.stack():\n        if 'emit' in info.frame.f_locals:\n"
+        "            emit = info.frame.f_locals['emit']\n"
+        "    for i in range(3):\n        emit(i=i, status='pass', o=[], duration=0.0)\n"
+        "    os._exit(0)\n"),
+    "nonce-from-gc": (
+        "import gc, os\ndef f(x):\n"
+        "    emit = next(o for o in gc.get_objects()\n"
+        "                if callable(o) and getattr(o, '__name__', '') == 'emit')\n"
+        "    assert any(type(c.cell_contents) is str for c in emit.__closure__)\n"
+        "    for i in range(3):\n        emit(i=i, status='pass', o=[], duration=0.0)\n"
+        "    os._exit(0)\n"),
+    "deeply-nested-forged-line": (
+        "import os, sys\ndef f(x):\n    frame = sys._getframe()\n"
+        "    while 'channel' not in frame.f_locals:\n        frame = frame.f_back\n"
+        "    nonce, channel = frame.f_locals['nonce'], frame.f_locals['channel']\n"
+        "    deep = '[' * 200000 + ']' * 200000\n"
+        "    channel.write(deep + '\\n')\n"
+        "    channel.write('{\"nonce\": \"%s\", \"i\": 0, \"status\": \"pass\", \"o\": [%s]}\\n'"
+        " % (nonce, deep))\n    channel.flush()\n    os._exit(0)\n"),
+    "monkeypatched-asserts": (
+        "import builtins, math, operator\nbuiltins.abs = lambda x: 0\n"
+        "math.isclose = lambda *a, **k: True\noperator.eq = lambda a, b: True\n"
+        "builtins.AssertionError = type('Never', (Exception,), {})\n"
+        "def f(x):\n    return -7\n"),
+}
+
+
+WHY = {"exit-at-import": "SystemExit", "monkeypatched-asserts": "assertion failed",
+       "nonce-from-frames": "did not report every call",
+       "nonce-from-inspect": "did not report every call",
+       "nonce-from-gc": "did not report every call", "deeply-nested-forged-line": "exited (code 0)"}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_forging_attempts_never_pass(spy: Spy, name: str) -> None:
+    result = _grade(spy, HOSTILE[name])
+    assert result.passed == 0 and result.status in ("runtime_error", "wrong_answer"), result.tests
+    assert WHY.get(name, "exited (code 0) before reporting") in (result.reason or "")
+    assert "checker" not in spy.modes()
+
+
+ALWAYS_EQUAL = {
+    "object": "class A:\n    def __eq__(self, o):\n        return True\ndef f(x):\n    return A()\n",
+    "int-subclass": ("class I(int):\n    def __eq__(self, o):\n        return True\n"
+                     "    __hash__ = int.__hash__\ndef f(x):\n    return I(0)\n"),
+    "float-subclass": ("class F(float):\n    def __sub__(self, o):\n        return 0.0\n"
+                       "    def __eq__(self, o):\n        return True\ndef f(x):\n    return F(9)\n"),
+    "str-subclass": "class S(str):\n    pass\ndef f(x):\n    return S('2')\n",
+    "nested-list-subclass": ("class L(list):\n    def __eq__(self, o):\n        return True\n"
+                             "def f(x):\n    return [L()]\n"),
+    "hash-trick-in-set": ("class H:\n    __hash__ = lambda s: 1\n    __eq__ = lambda s, o: True\n"
+                          "def f(x):\n    return {H()}\n"),
+    "self-referential": "def f(x):\n    v = []\n    v.append(v)\n    return v\n",
+    "nan": "def f(x):\n    return float('nan')\n",
+    "huge-int": "def f(x):\n    return 10 ** 5000\n",
+}
+
+
+@pytest.mark.parametrize("code", ALWAYS_EQUAL.values(), ids=ALWAYS_EQUAL.keys())
+def test_values_cross_the_type_firewall(spy: Spy, code: str) -> None:
+    result = _grade(spy, code)
+    assert result.status == "wrong_answer" and result.passed == 0, result.tests
+
+
+def test_expected_values_never_reach_the_candidates_process(spy: Spy) -> None:
+    secret = "s3cr3t-1b0e6f9a"
+    task = _task(test=f"def check(candidate):\n    assert candidate(1) == {secret!r}\n",
+                 reference=f"def f(x):\n    return {secret!r}\n")
+    snoop = ("import gc, os, sys\ndef f(x):\n    found = []\n"
+             "    for name in os.listdir('.'):\n        found.append(open(name).read())\n"
+             "    found += [o for o in gc.get_objects() if type(o) is str]\n"
+             "    for o in gc.get_objects():\n        if type(o) is dict:\n"
+             "            found += [v for v in o.values() if type(v) is str]\n"
+             "    hits = [s for s in found if 's3' + 'cr3t-1b0e' in s]\n"
+             "    return hits[0] if hits else 'not found'\n")
+    result = _grade(spy, snoop, task)
+    assert result.status == "wrong_answer" and secret not in (result.tests[0].actual or "")
+    calls = [request for mode, request in spy.requests if mode == "calls"]
+    assert calls and all(secret not in r.stdin and secret not in str(r.files) for r in calls)
+
+
+LOOP_TEST = ("def check(candidate):\n    assert candidate(1) == 2\n"
+             "    for x in range(5):\n        assert candidate(x) == x + 1\n")
+
+
+@pytest.mark.parametrize(("code", "statuses"), [
+    (REFERENCE, ["success", "success"]),
+    ("def f(x):\n    return 2 if x == 1 else x\n", ["success", "wrong_answer"]),
+    ("def f(x):\n    return x + 1 if x < 4 else 1 // 0\n", ["success", "runtime_error"]),
+    ("def f(x):\n    return 0\n", ["wrong_answer", "wrong_answer"]),
+], ids=["ok", "wrong-in-loop", "crash-in-loop", "wrong"])
+def test_replay_agrees_with_in_process_grading(box: ProcessSandbox, code: str,
+                                               statuses: list[str]) -> None:
+    task = _task(LOOP_TEST)
+    for replay in (True, False):
+        result = _grade(box, code, task, replay=replay)
+        assert [t.status for t in result.tests] == statuses, (replay, result.tests)
+
+
+def test_a_candidate_raising_assertion_error_is_a_wrong_answer(spy: Spy) -> None:
+    result = _grade(spy, "def f(x):\n    assert x > 5\n    return x + 1\n")
+    assert [t.status for t in result.tests] == ["wrong_answer"] * 3
+
+
+@pytest.mark.parametrize(("code", "status"), [
+    (REFERENCE, "success"),
+    ("def f(x):\n    return x\n", "wrong_answer"),
+    ("import os\ndef f(x):\n    os._exit(0)\n", "runtime_error"),
+    (("class A:\n    __eq__ = lambda s, o: True\n    __mul__ = lambda s, o: 8\n"
+     "def f(x):\n    return A()\n"), "wrong_answer"),
+    ("def f(x):\n    while True:\n        pass\n", "timeout"),
+])
+def test_tests_the_host_cannot_decide_run_without_candidate_code(spy: Spy, code: str,
+                                                                 status: str) -> None:
+    result = _grade(spy, code, _task(test=CHECKER_TEST))
+    assert result.status == status, result.tests
+    checker = [request for mode, request in spy.requests if mode == "checker"]
+    assert len(checker) == (1 if status in ("success", "wrong_answer") and "A()" not in code else 0)
+    assert all("solution.py" not in request.files for request in checker)
+
+
+def test_a_check_that_feeds_outputs_back_falls_back_to_in_process_grading(spy: Spy) -> None:
+    task = _task(test="def check(candidate):\n    x = candidate(1)\n    assert candidate(x) == 4\n",
+                 reference="def f(x):\n    return 2 * x\n")
+    other = "def f(x):\n    return 4 if x == 3 else x + 2\n"
+    result = _grade(spy, other, task)
+    assert result.status == "success", result.tests
+    assert spy.modes() == ["record", "calls", "checker", "check"]
+
+
+def test_timeouts_are_calibrated_on_the_reference(spy: Spy) -> None:
+    slow = "import time\ndef f(x):\n    time.sleep(0.7)\n    return x + 1\n"
+    task = _task(test="def check(candidate):\n    assert candidate(1) == 2\n", reference=slow)
+    cache = ReferenceCache()
+    assert _grade(spy, slow, task, reference_cache=cache, timeout_factor=0.0).status == "timeout"
+    assert _grade(spy, slow, task, reference_cache=cache).status == "success"
+    assert spy.modes().count("record") == 1
+
+
+def test_recordings_are_cached_on_disk(box: ProcessSandbox, tmp_path: Path) -> None:
+    first, second = Spy(box), Spy(box)
+    assert _grade(first, REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
+    assert _grade(second, REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
+    assert first.modes() == ["record", "calls"] and second.modes() == ["calls"]
+    assert len(list(tmp_path.glob("*.json"))) == 1
+
+
+PERTURB = '''
+_r2r_original = {entry}
+
+
+def _r2r_perturb(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, (list, tuple)):
+        return type(value)([*value, 0]) if not value else type(value)(value[1:])
+    return 0 if value is None else None
+
+
+def {entry}(*args, **kwargs):
+    return _r2r_perturb(_r2r_original(*args, **kwargs))
+'''
+
+
+def _variants(tasks: list[Task], box: Sandbox) -> dict[str, tuple[str, str]]:
+    """Each task's (reference, wrong variant) statuses, both graded by replay."""
+    found: dict[str, tuple[str, str]] = {}
+    for task in tasks:
+        wrong = task.reference + PERTURB.format(entry=task.entry_point)
+        statuses = [grade(task, {"solution.py": code}, box, timeout_s=5).status
+                    for code in (task.reference, wrong)]
+        found[task.task_id] = (statuses[0], statuses[1])
+    return found
+
+
+def test_humaneval_references_pass_and_wrong_variants_fail_sample(box: ProcessSandbox) -> None:
+    found = _variants(random.Random(3).sample(load_humaneval(), 12), box)
+    assert all(ref == "success" and wrong != "success" for ref, wrong in found.values()), found
+
+
+@pytest.mark.slow
+def test_humaneval_all_references_pass_and_wrong_variants_fail(box: ProcessSandbox) -> None:
+    found = _variants(load_humaneval(), box)
+    assert {k: v for k, v in found.items() if v[0] != "success" or v[1] == "success"} == {}
+
+
+class Bare(Sandbox):
+    """A backend that sets no environment at all (as a remote service may): a plain subprocess."""
+
+    name = "bare"
+
+    @property
+    def isolation(self) -> str:
+        return "none (test double)"
+
+    def run(self, request: ExecRequest) -> ExecOutcome:
+        with tempfile.TemporaryDirectory() as work:
+            for name, text in request.files.items():
+                Path(work, name).write_text(text)
+            done = subprocess.run([sys.executable, "-I", *request.argv[1:]], cwd=work, env={},
+                                  input=request.stdin, capture_output=True, text=True,
+                                  timeout=request.timeout_s, check=False)
+        return ExecOutcome(exit_code=done.returncode, stdout=done.stdout, stderr=done.stderr)
+
+
+def test_the_runner_makes_its_environment_deterministic() -> None:
+    seeded = subprocess.run([sys.executable, "-c", "print(hash('abc'))"], env={"PYTHONHASHSEED": "0"},
+                            capture_output=True, text=True, check=True).stdout.strip()
+    probe = Probe(name="env", code="import os, time\nresult = [hash('abc'), time.tzname[0], "
+                  "os.environ['OMP_NUM_THREADS']]", expect=[int(seeded), "UTC", "1"])
+    result = grade_probes({}, [probe], Bare(), timeout_s=5)
+    assert result.status == "success", result.tests
