@@ -21,6 +21,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from ._ast_tools import (
+    MISSING,
+    assigned_names,
+    is_name,
+    literal,
+    outside_host_asserts,
+    shallow_copy,
+    singleton,
+)
+
 SAFE_FUNCTIONS = frozenset({
     "abs", "all", "any", "bool", "float", "frozenset", "int", "len", "list", "max", "min",
     "round", "set", "sorted", "str", "sum", "tuple",
@@ -28,7 +38,6 @@ SAFE_FUNCTIONS = frozenset({
 SAFE_MATH = frozenset({"ceil", "fabs", "floor", "isclose", "isinf", "isnan", "sqrt"})
 BIN_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 UNARY_OPS = (ast.Not, ast.USub, ast.UAdd)
-SINGLETONS = (True, False, None)
 
 
 @dataclass(frozen=True)
@@ -78,14 +87,14 @@ class CheckPlan:
 
 @lru_cache(maxsize=512)
 def plan_check(test: str) -> CheckPlan:
-    """The plan for a HumanEval-form ``test``; ``replayable`` is False when it cannot be replayed."""
+    """The plan for a HumanEval-form ``test`` (``replayable`` False when it cannot be replayed)."""
     tree = ast.parse(test)
     check = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"),
                  None)
     if check is None or not check.args.args:
         return CheckPlan("candidate", [], {}, frozenset(), [], False, "no check(candidate)")
     param = check.args.args[0].arg
-    assigned = _assigned_names(tree)
+    assigned = assigned_names(tree)
     builder = _Builder(param, assigned)
     steps: list[PlanStep] = []
     shown: list[str] = []
@@ -118,6 +127,8 @@ class _Builder:
         self.asserts: dict[int, HostAssert] = {}
         self.sites = 0
         self.leaves = 0
+        self.passed: set[str] = set()
+        """Names handed to the candidate: a replayed call cannot mutate them."""
         self.tainted = False
         """Set once a statement calls the candidate outside host asserts: later tests may use
         what it returned, so the host cannot decide them alone."""
@@ -129,11 +140,17 @@ class _Builder:
         for node in ast.walk(stmt):
             if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global)):
                 raise _NotReplayable(f"check() uses {type(node).__name__.lower()} at top level")
+            if isinstance(node, ast.Assert) and self._free(node.test) and self.passed & {
+                    n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}:
+                raise _NotReplayable("check() inspects an argument after a call (a mutation)")
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and is_name(node.func, self.param):
+                self.passed |= {a.id for a in node.args if isinstance(a, ast.Name)}
         new = _Rewriter(self).visit(ast.parse(ast.unparse(stmt)).body[0])
-        for node in _outside_host_asserts(new):
+        for node in outside_host_asserts(new):
             if isinstance(node, ast.Assert):
                 decided = False
-            if isinstance(node, ast.Call) and _is_name(node.func, "__r2r_call__"):
+            if isinstance(node, ast.Call) and is_name(node.func, "__r2r_call__"):
                 calls_outside = True
         ast.fix_missing_locations(new)
         decided = decided and not calls_outside and not self.tainted
@@ -167,19 +184,19 @@ class _Builder:
 
     def _instrument(self, node: ast.expr, plan: HostAssert) -> ast.expr:
         if self._free(node):
-            value = _literal(node)
-            if value is not _MISSING:
+            value = literal(node)
+            if value is not MISSING:
                 plan.nodes[id(node)] = Node("literal", value=value)
                 return node
             self.leaves += 1
             plan.nodes[id(node)] = Node("leaf", self.leaves)
             return ast.Call(ast.Name("__r2r_leaf__", ast.Load()),
                             [ast.Constant(self.leaves), node], [])
-        if isinstance(node, ast.Call) and _is_name(node.func, self.param):
+        if isinstance(node, ast.Call) and is_name(node.func, self.param):
             new = self.call(node)
             plan.nodes[id(node)] = Node("site", self.sites)
             return new
-        copy = _shallow_copy(node)
+        copy = shallow_copy(node)
         for name, value in ast.iter_fields(node):
             if isinstance(value, ast.expr) and name != "func":
                 setattr(copy, name, self._instrument(value, plan))
@@ -196,14 +213,14 @@ class _Builder:
         """True when ``node`` involves the candidate only in ways the host can evaluate."""
         if self._free(node):
             return True
-        if isinstance(node, ast.Call) and _is_name(node.func, self.param):
+        if isinstance(node, ast.Call) and is_name(node.func, self.param):
             return all(self._free(a) for a in node.args) and all(self._free(k.value)
                                                                 for k in node.keywords)
         if isinstance(node, ast.Compare):
             parts = [node.left, *node.comparators]
             for op, left, right in zip(node.ops, parts, parts[1:]):
-                if isinstance(op, (ast.Is, ast.IsNot)) and not (_singleton(left)
-                                                              or _singleton(right)):
+                if isinstance(op, (ast.Is, ast.IsNot)) and not (singleton(left)
+                                                              or singleton(right)):
                     return False
             return all(self._shape(p) for p in parts)
         if isinstance(node, ast.BinOp):
@@ -226,7 +243,7 @@ class _Builder:
     def _safe_function(self, func: ast.expr) -> bool:
         if isinstance(func, ast.Name):
             return func.id in SAFE_FUNCTIONS and func.id not in self.assigned
-        return (isinstance(func, ast.Attribute) and _is_name(func.value, "math")
+        return (isinstance(func, ast.Attribute) and is_name(func.value, "math")
                 and func.attr in SAFE_MATH and "math" not in self.assigned)
 
 
@@ -239,7 +256,7 @@ class _Rewriter(ast.NodeTransformer):
         return replaced if replaced is not None else self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        if not _is_name(node.func, self.builder.param):
+        if not is_name(node.func, self.builder.param):
             return self.generic_visit(node)
         node.args = [self.visit(a) for a in node.args]
         node.keywords = [self.visit(k) for k in node.keywords]
@@ -256,61 +273,5 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
 
-_MISSING = object()
-
-
-def _literal(node: ast.AST) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _MISSING
-
-
-def _singleton(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and any(node.value is s for s in SINGLETONS)
-
-
-def _is_name(node: ast.AST, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _outside_host_asserts(tree: ast.AST) -> list[ast.AST]:
-    """The nodes of ``tree`` that are not inside an ``__r2r_assert__(...)`` call."""
-    found: list[ast.AST] = []
-    pending = [tree]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Call) and _is_name(node.func, "__r2r_assert__"):
-            continue
-        found.append(node)
-        pending.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _shallow_copy(node: ast.expr) -> ast.expr:
-    copy = type(node)(**{name: getattr(node, name) for name in node._fields if hasattr(node, name)})
-    return ast.copy_location(copy, node)
-
-
 def _keyword(value: ast.keyword, builder: _Builder, plan: HostAssert) -> ast.keyword:
     return ast.keyword(value.arg, builder._instrument(value.value, plan))
-
-
-def _assigned_names(tree: ast.AST) -> frozenset[str]:
-    """Names the test binds anywhere (they shadow builtins such as ``str``), imports excepted
-    for ``math`` so that ``import math`` keeps ``math.isclose`` trusted."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                if not (bound == "math" and alias.name == "math"
-                        and isinstance(node, ast.Import)):
-                    names.add(bound)
-    return frozenset(names)

@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +21,8 @@ from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
 from ._compare import values_match
 
 RUNNER_FILE = "_r2r_runner.py"
-REPLAY_FILE = "_r2r_replay.py"
+MODULES = {"_r2r_main": "_harness_runner.py", "_r2r_replay": "_replay_runner.py"}
+"""The runner's modules in the sandbox, and their sources here."""
 REPLAY_MODES = frozenset({"record", "calls", "checker"})
 TIMEOUTS_PER_EXECUTION = 3
 """An execution's budget is this many per-test budgets: a few looping tests are each
@@ -66,6 +68,17 @@ class Step:
 @cache
 def runner_source(name: str = "_harness_runner.py") -> str:
     return Path(__file__).with_name(name).read_text(encoding="utf-8")
+
+
+@cache
+def _runner_files(replay: bool) -> tuple[dict[str, str], str]:
+    """The runner's files and its modules compiled here (for ``_runner_boot.py``)."""
+    names = [name for name in MODULES if replay or name != "_r2r_replay"]
+    files = {RUNNER_FILE: runner_source("_runner_boot.py"),
+             **{f"{name}.py": runner_source(MODULES[name]) for name in names}}
+    codes = {name: compile(files[f"{name}.py"], f"{name}.py", "exec", dont_inherit=True)
+             for name in names}
+    return files, f"{MAGIC_NUMBER.hex()}\n{base64.b64encode(marshal.dumps(codes)).decode()}\n"
 
 
 def check_steps(test: str) -> tuple[str, list[Step]]:
@@ -124,13 +137,11 @@ def runner_request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *
     budget = timeout_s * min(max(tests, 1), TIMEOUTS_PER_EXECUTION)
     spec = {**spec, "per_test_s": timeout_s, "budget_s": budget,
             "record_bytes": max(2_000, limits.output_bytes // (tests + 1))}
-    runner = {RUNNER_FILE: runner_source()}
-    if spec.get("mode") in REPLAY_MODES:
-        runner[REPLAY_FILE] = runner_source("_replay_runner.py")
+    runner, compiled = _runner_files(spec.get("mode") in REPLAY_MODES)
     request = ExecRequest(
         files={**files, **runner},
         argv=(PYTHON, RUNNER_FILE),
-        stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n",
+        stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n{compiled}",
         timeout_s=budget + max(STARTUP_SLACK_S, timeout_s),
         limits=limits,
     )
@@ -196,7 +207,7 @@ def check_outcomes(records: Sequence[dict[str, Any] | None], steps: Sequence[Ste
         if status == "wrong_answer" and record.get("status") == "fail":
             detail = f"assertion failed: {shown.splitlines()[0]}" + (f" ({detail})" if detail else "")
         found.append(TestOutcome(name=step.name, status=status, detail=detail, input=shown,
-                                 duration_s=_duration(record)))
+                                 duration_s=duration_of(record)))
     return found
 
 
@@ -213,7 +224,7 @@ def probe_outcomes(records: Sequence[dict[str, Any] | None], probes: Sequence[Pr
             continue
         status, detail, actual = _probe_verdict(probe, record)
         found.append(TestOutcome(**base, status=status, detail=detail, actual=actual,
-                                 duration_s=_duration(record)))
+                                 duration_s=duration_of(record)))
     return found
 
 
@@ -252,6 +263,9 @@ def _text(value: Any) -> str:
     return value[:SHOWN_CHARS * 4] if isinstance(value, str) else ""
 
 
-def _duration(record: dict[str, Any]) -> float:
+def duration_of(record: dict[str, Any]) -> float:
+    """The duration a record reports, if plausible (the code under test can forge records)."""
     value = record.get("duration")
-    return float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6:
+        return float(value)
+    return 0.0

@@ -1,6 +1,6 @@
-"""The in-sandbox test runner. It is copied into the work directory and run there as a
-script; it never imports the plugin, and it imports only modules built into the
-interpreter (json, typing and signal would each cost milliseconds per execution).
+"""The in-sandbox test runner (``_r2r_main``, started by ``_runner_boot.py``). It never
+imports the plugin, and it imports only modules built into the interpreter (json,
+typing and signal would each cost milliseconds per execution).
 
 Protocol. stdin: a nonce line, then the spec (marshal, base64) on one line. The runner keeps the original
 stdout as its private results channel and points fd 1 at stderr before any code
@@ -242,9 +242,9 @@ def to_json(value: Any) -> str:
 INF = float("inf")
 
 
-def main() -> None:
-    nonce = sys.stdin.buffer.readline().decode().strip()
-    spec = marshal.loads(binascii.a2b_base64(sys.stdin.buffer.readline()))
+def main(nonce: str, encoded_spec: bytes) -> None:
+    """Run the spec (marshal, base64) and report each test with ``nonce``; started by the boot file."""
+    spec = marshal.loads(binascii.a2b_base64(encoded_spec))
     channel = open(os.dup(1), "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
     os.dup2(2, 1)
     limit = int(spec["record_bytes"])
@@ -281,7 +281,3 @@ def main() -> None:
         _r2r_replay.run(spec, emit, budget, pristine, tools)
     channel.flush()
     os._exit(0)
-
-
-if __name__ == "__main__":
-    main()

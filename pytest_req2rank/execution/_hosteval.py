@@ -24,7 +24,8 @@ EQ_TOLERANCE = 1e-9
 MAX_EXPONENT = 4096
 MAX_ITEMS = 1_000_000
 
-_FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(builtins, name) for name in SAFE_FUNCTIONS}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    name: getattr(builtins, name) for name in SAFE_FUNCTIONS}
 _MATH: dict[str, Callable[..., Any]] = {name: getattr(math, name) for name in SAFE_MATH}
 
 

@@ -36,6 +36,8 @@ FORMAT = 1
 MODULE = ENTRY_FILE.removesuffix(".py")
 SEED = 0
 """``random`` is seeded with this before the check runs (record and checker runs alike)."""
+SOURCES = ("_harness_runner.py", "_replay_runner.py", "_decompose.py")
+"""A change to any of these invalidates the recordings on disk."""
 RECORD_LIMITS = Limits(output_bytes=8_000_000)
 RECORD_MIN_S = 10.0
 """The reference's per-test budget is at least this: it is trusted, timed, and recorded once."""
@@ -66,6 +68,8 @@ class RecordedTest:
     instances: tuple[Instance, ...]
     seconds: float
     """The reference's time in the candidate calls of this test."""
+    size: int
+    """Bytes the reference's outputs for this test take to report."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +120,8 @@ class ReferenceCache:
 
 
 def _key(task: Task) -> str:
-    parts = [FORMAT, runner_source(), runner_source("_replay_runner.py"), task.prompt,
-             task.reference, task.entry_point, task.test]
+    parts = [FORMAT, *(runner_source(name) for name in SOURCES), task.prompt, task.reference,
+             task.entry_point, task.test]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
 
@@ -173,4 +177,5 @@ def _test(record: dict[str, Any], plan: CheckPlan) -> RecordedTest:
                       for i in record["inst"])
     if any(i.key not in plan.asserts for i in instances):
         raise ValueError("an instance of an unknown assert")
-    return RecordedTest(calls, instances, float(record["duration"]))
+    size = len(json.dumps([c["o"] for c in record["calls"]]))
+    return RecordedTest(calls, instances, float(record["duration"]), size)

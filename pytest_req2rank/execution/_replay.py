@@ -18,11 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..models import Task, TestOutcome, TestStatus
-from ..sandbox import Sandbox
+from ..sandbox import Limits, Sandbox
 from ._compare import NotPlain, decode_plain
 from ._decompose import CheckPlan, plan_check
 from ._harness import (
     SHOWN_CHARS,
+    duration_of,
     execute,
     missing_verdict,
     prompt_module,
@@ -35,6 +36,9 @@ from ._recording import MODULE, SEED, RecordedTest, Recording, ReferenceCache, s
 
 TIMEOUT_FACTOR = 8.0
 """Default ``k`` of the calibrated per-test budget ``max(base, k x reference time)``."""
+
+OUTPUT_FACTOR = 4
+"""A test's outputs may take this many times the reference's bytes before they are too large."""
 
 _FAILED: dict[str, TestStatus] = {"fail": "wrong_answer", "nonplain": "wrong_answer",
                                   "toolarge": "wrong_answer", "timeout": "timeout"}
@@ -54,7 +58,10 @@ def replay_grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout
     spec = {"mode": "calls", "module": MODULE, "entry_point": task.entry_point,
             "tests": [{"calls": [(c.args, c.kwargs) for c in test.calls], "budget": budget}
                       for test, budget in zip(recording.tests, budgets)]}
-    request, nonce = runner_request(files, spec, plan.tests, timeout_s=max(budgets))
+    largest = max(test.size for test in recording.tests)
+    limits = Limits(output_bytes=max(Limits().output_bytes,
+                                     OUTPUT_FACTOR * largest * (plan.tests + 1)))
+    request, nonce = runner_request(files, spec, plan.tests, timeout_s=max(budgets), limits=limits)
     outcome = execute(sandbox, request)
     duration = outcome.duration_s
     records = read_records(outcome, nonce, plan.tests)
@@ -85,9 +92,9 @@ def replay_grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout
     tests = [v if v is not None else TestOutcome(name=f"check[{i}]", status="runtime_error",
                                                  detail="the checker reported nothing")
              for i, v in enumerate(verdicts)]
-    for outcome_, record in zip(tests, records):
-        if record is not None and type(record.get("duration")) in (int, float):
-            outcome_.duration_s = max(float(record["duration"]), 0.0)
+    for test_outcome, record in zip(tests, records):
+        if record is not None:
+            test_outcome.duration_s = duration_of(record)
     return tests, duration
 
 
@@ -110,7 +117,8 @@ def _returned(record: dict[str, Any], test: RecordedTest) -> list[Any] | TestOut
     try:
         return [decode_plain(value) for value in outputs]
     except NotPlain as exc:
-        return TestOutcome(name="", status="wrong_answer", detail=f"returned a non-plain value ({exc})")
+        return TestOutcome(name="", status="wrong_answer",
+                           detail=f"returned a non-plain value ({exc})")
 
 
 def _host_verdict(plan: CheckPlan, test: RecordedTest, values: list[Any]) -> TestOutcome:

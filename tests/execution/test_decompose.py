@@ -60,10 +60,12 @@ def test_other_shapes_go_to_the_checker(lines: tuple[str, ...], host: set[int]) 
     assert plan.replayable and plan.host_tests == host
 
 
-@pytest.mark.parametrize("line", ["assert helper(candidate)", "assert candidate(*[1]) == 1",
-                                  "f = candidate"])
-def test_candidate_used_as_a_value_is_not_replayable(line: str) -> None:
-    plan = plan_check(_check(line, "assert candidate(1) == 1"))
+@pytest.mark.parametrize("lines", [
+    ("assert helper(candidate)",), ("assert candidate(*[1]) == 1",), ("f = candidate",),
+    ("xs = [2, 1]", "assert candidate(xs) is None", "assert xs == [1, 2]"),
+], ids=["as-argument", "starred", "assigned", "mutation-check"])
+def test_checks_replay_cannot_express_are_not_replayable(lines: tuple[str, ...]) -> None:
+    plan = plan_check(_check(*lines, "assert candidate(1) == 1"))
     assert not plan.replayable and plan.why_not
 
 

@@ -70,7 +70,8 @@ def _task(test: str = TEST, reference: str = REFERENCE) -> Task:
 
 def _grade(sandbox: Sandbox, code: str, task: Task | None = None, **options: Any) -> Any:
     cache = options.pop("reference_cache", ReferenceCache())
-    return grade(task or _task(), {"solution.py": code}, sandbox, timeout_s=TIMEOUT,
+    timeout_s = options.pop("timeout_s", TIMEOUT)
+    return grade(task or _task(), {"solution.py": code}, sandbox, timeout_s=timeout_s,
                  reference_cache=cache, **options)
 
 
@@ -95,7 +96,8 @@ HOSTILE = {
                         "    os._exit(0)\n"),
     "nonce-from-frames": (
         "import os, sys\ndef f(x):\n    frame = sys._getframe()\n"
-        "    while frame is not None and 'nonce' not in frame.f_locals:\n        frame = frame.f_back\n"
+        "    while frame is not None and 'nonce' not in frame.f_locals:\n"
+        "        frame = frame.f_back\n"
         "    nonce, channel = frame.f_locals['nonce'], frame.f_locals['channel']\n"
         "    for i in range(3):\n"
         "        channel.write('{\"nonce\": \"%s\", \"i\": %d, \"status\": \"pass\", \"o\": []}\\n'"
@@ -241,6 +243,16 @@ def test_timeouts_are_calibrated_on_the_reference(spy: Spy) -> None:
     assert spy.modes().count("record") == 1
 
 
+def test_output_limits_follow_the_reference(spy: Spy) -> None:
+    reference = "def f(n):\n    return list(range(n))\n"
+    task = _task(test="def check(candidate):\n    assert len(candidate(200000)) == 200000\n",
+                 reference=reference)
+    assert _grade(spy, reference, task).status == "success"
+    # A generous base timeout: serialising the flood is slow on a loaded machine.
+    flood = _grade(spy, "def f(n):\n    return list(range(n * 10))\n", task, timeout_s=10)
+    assert flood.status == "wrong_answer" and "bytes to report" in (flood.reason or "")
+
+
 def test_recordings_are_cached_on_disk(box: ProcessSandbox, tmp_path: Path) -> None:
     first, second = Spy(box), Spy(box)
     assert _grade(first, REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
@@ -312,7 +324,8 @@ class Bare(Sandbox):
 
 
 def test_the_runner_makes_its_environment_deterministic() -> None:
-    seeded = subprocess.run([sys.executable, "-c", "print(hash('abc'))"], env={"PYTHONHASHSEED": "0"},
+    seeded = subprocess.run([sys.executable, "-c", "print(hash('abc'))"],
+                            env={"PYTHONHASHSEED": "0"},
                             capture_output=True, text=True, check=True).stdout.strip()
     probe = Probe(name="env", code="import os, time\nresult = [hash('abc'), time.tzname[0], "
                   "os.environ['OMP_NUM_THREADS']]", expect=[int(seeded), "UTC", "1"])
