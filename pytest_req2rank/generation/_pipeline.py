@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from ..models import Usage
 from ..providers import CompletionRequest, Message, Provider, ProviderError
 from ._calibrate import Calibration, CalibrationPolicy, calibrate
 from ._dedup import DuplicateMatch, NearDuplicateIndex, humaneval_index
@@ -35,6 +36,9 @@ class StageOutput(BaseModel):
     text: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cost_usd: float | None = None
+    calls: int = Field(default=1, description="Calls made, retries included; 0: a cache hit")
+    latency_s: float = 0.0
 
 
 class Attempt(BaseModel):
@@ -74,6 +78,14 @@ class Elaboration(BaseModel):
     @property
     def fallback(self) -> bool:
         return self.provenance.source == "fallback"
+
+    @property
+    def usage(self) -> Usage:
+        """What the generator's calls cost, over every stage of every attempt."""
+        stages = [stage for attempt in self.provenance.attempts for stage in attempt.stages]
+        return sum((Usage(calls=s.calls, retries=max(s.calls - 1, 0), prompt_tokens=s.prompt_tokens,
+                          completion_tokens=s.completion_tokens, cost_usd=s.cost_usd,
+                          latency_s=s.latency_s) for s in stages), Usage())
 
 
 class _Rejected(Exception):
@@ -185,7 +197,9 @@ class _Run:
             raise _Rejected("provider_error", f"{stage}: {exc.kind}: {exc.message}") from None
         self.stages.append(StageOutput(stage=stage, text=completion.text,
                                        prompt_tokens=completion.prompt_tokens,
-                                       completion_tokens=completion.completion_tokens))
+                                       completion_tokens=completion.completion_tokens,
+                                       cost_usd=completion.cost_usd, calls=completion.attempts,
+                                       latency_s=completion.latency_s))
         return [*messages, Message(role="assistant", content=completion.text)]
 
     def record(self, outcome: Outcome, reason: str) -> Attempt:

@@ -6,7 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._judging import JudgeVerdict, PanelResult
 from ._status import Status, TestStatus
+from ._usage import Usage
 
 
 class TestOutcome(BaseModel):
@@ -48,38 +50,6 @@ class ExecutionResult(BaseModel):
         return self.passed / self.total if self.tests else 0.0
 
 
-class Usage(BaseModel):
-    """Tokens, cost and latency of the model calls made for one item.
-
-    ``None`` means unknown (an offline model, or a provider without prices),
-    never zero.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    calls: int = 0
-    retries: int = 0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost_usd: float | None = None
-    latency_s: float = 0.0
-
-    def __add__(self, other: Usage) -> Usage:
-        def add(a: float | None, b: float | None) -> float | None:
-            if a is None and b is None:
-                return None
-            return (a or 0) + (b or 0)
-
-        return Usage(
-            calls=self.calls + other.calls,
-            retries=self.retries + other.retries,
-            prompt_tokens=add(self.prompt_tokens, other.prompt_tokens),  # type: ignore[arg-type]
-            completion_tokens=add(self.completion_tokens, other.completion_tokens),  # type: ignore[arg-type]
-            cost_usd=add(self.cost_usd, other.cost_usd),
-            latency_s=self.latency_s + other.latency_s,
-        )
-
-
 class Timings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -116,8 +86,9 @@ class ItemResult(BaseModel):
     kind: Literal["static", "dynamic"] = "static"
     score: float | None = Field(
         default=None,
-        description="0-100: 100 x solved for static items, the judged score for dynamic ones; "
-        "None when not scored (infrastructure error, or every judge failed)",
+        description="0-100: the panel's score when judged, else 100 x solved (static) or the "
+        "priority-weighted pass ratio (dynamic); None when not scored (infrastructure "
+        "error, or every judge failed)",
     )
     cluster: str = Field(
         default="", description="The requirement this item measures (bootstrap cluster, baseline pairing)"
@@ -131,6 +102,15 @@ class ItemResult(BaseModel):
     )
     pass_ratio_by_priority: dict[str, float] = Field(
         default_factory=dict, description="Hidden-test pass ratio per priority (must/should/nice)"
+    )
+    generator_usage: Usage = Field(
+        default_factory=Usage, description="Calls of the generator model elaborating the requirement"
+    )
+    judges: list[JudgeVerdict] = Field(
+        default_factory=list, description="Every judge's verdict, dropped ones included"
+    )
+    panel: PanelResult | None = Field(
+        default=None, description="The panel's score of the item; None when it was not judged"
     )
 
     @property

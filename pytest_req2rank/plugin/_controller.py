@@ -128,6 +128,7 @@ class Controller:
                 seed=self.plan.seed,
                 model=self.plan.model,
                 suite=self.plan.suite,
+                judges=list(self.settings.panel()),
                 sandbox=self.sandbox_info,
                 plugin_version=__version__,
                 started_at=self.started_at.isoformat(timespec="seconds"),

@@ -17,7 +17,8 @@ from ..generation import (
     load_seeds,
     sandbox_grader,
 )
-from ..models import ItemResult, Task
+from ..judging import Judge, PanelConfig, build_judges, judge_result
+from ..models import ItemResult, Task, Usage
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
 from ..sandbox import Sandbox, create_sandbox
@@ -98,6 +99,26 @@ class Runner:
         return CachedProvider(provider, self.store, namespace=self.plan.run_id,
                               api_base=self.settings.api_base)
 
+    @cached_property
+    def judges(self) -> list[Judge]:
+        """The panel; LLM judges answer through the run's response cache, like the target."""
+        return build_judges(
+            self.settings.panel(), provider=self._judge_provider, seed=self.plan.seed,
+            timeout_s=self.settings.timeout, weights=self.settings.weights,
+        )
+
+    @cached_property
+    def panel_config(self) -> PanelConfig:
+        return PanelConfig(
+            weights=self.settings.weights,
+            execution_weight=self.settings.execution_weight,
+            exclude_self_judging=self.settings.exclude_self_judging,
+        )
+
+    def _judge_provider(self, model: str) -> Provider:
+        provider = resolve_provider(model, concurrency=self.settings.concurrency)
+        return CachedProvider(provider, self.store, namespace=self.plan.run_id)
+
     def evaluate(self, task: Task) -> ItemResult:
         if self.settings.resume:
             finished = self.store.item(self.plan.run_id, task.item_id)
@@ -105,7 +126,8 @@ class Runner:
                 return finished
         if task.form == "requirement":
             return self._evaluate_requirement(task)
-        return run_task(task, self.provider, self.sandbox, self.options)
+        result = run_task(task, self.provider, self.sandbox, self.options)
+        return judge_result(result, self.judges, self.panel_config)
 
     def _evaluate_requirement(self, task: Task) -> ItemResult:
         """Rebuild the planned requirement, elaborate it with the generator when one is set
@@ -113,6 +135,7 @@ class Runner:
         spec = RequirementSpec.model_validate(task.spec)
         requirement = build_requirement(spec, self.seeds)
         provenance = None
+        generator_usage = Usage()
         if self.generator is not None:
             try:
                 elaboration = elaborate(requirement, self.generator,
@@ -121,12 +144,17 @@ class Runner:
                 return lost_requirement(task, self.settings.model, f"calibration failed: {exc}")
             requirement = elaboration.requirement
             provenance = elaboration.provenance.model_dump(mode="json")
+            generator_usage = elaboration.usage
             task = task.model_copy(update={"reference_files": requirement.reference})
         result = run_requirement(task, requirement, self.provider, self.sandbox, self.options)
         cluster = hashlib.sha256(spec.key.encode()).hexdigest()[:16]
-        return result.model_copy(update={"provenance": provenance, "cluster": cluster})
+        result = result.model_copy(update={"provenance": provenance, "cluster": cluster,
+                                           "generator_usage": generator_usage})
+        return judge_result(result, self.judges, self.panel_config, requirement)
 
     def close(self) -> None:
+        for judge in self.__dict__.get("judges", []):
+            judge.close()
         for name in ("sandbox", "provider", "generator", "store"):
             if name in self.__dict__:
                 resource = getattr(self, name)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ..judging import STATIC_JUDGE
 from ..models import ItemResult, Task
 from ..plan import RunPlan, build_plan, new_seed
 from ..providers import LiteLLMProvider, ProviderConfigError, load_offline
@@ -120,8 +121,8 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
 
 
 def _check_model(runner: Runner, task_ids: list[str]) -> None:
-    """Check the model once, up front, so a broken samples file or an unroutable model name
-    is one clear error rather than one failure per item."""
+    """Check the model and the judges once, up front, so a broken samples file or an
+    unroutable model name is one clear error rather than one failure per item."""
     model = runner.settings.model
     try:
         if model.startswith("r2r/"):
@@ -130,6 +131,13 @@ def _check_model(runner: Runner, task_ids: list[str]) -> None:
             runner.provider.validate()
     except ProviderConfigError as exc:
         raise SettingsError(f"--r2r-model: {exc}") from None
+    for judge in runner.settings.panel():
+        if judge == STATIC_JUDGE:
+            continue
+        try:
+            LiteLLMProvider(judge).validate()
+        except ProviderConfigError as exc:
+            raise SettingsError(f"--r2r-judges: {exc}") from None
 
 
 def header_lines(config: pytest.Config) -> list[str]:
@@ -144,8 +152,26 @@ def header_lines(config: pytest.Config) -> list[str]:
     return [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
         f"({len(plan.item_ids)} items) | model {model}",
+        f"req2rank: judges {panel_description(settings)}",
         f"req2rank: sandbox {runner.sandbox.isolation}",
     ]
+
+
+def panel_description(settings: Settings) -> str:
+    """The judge panel as the header states it, saying when it is the default."""
+    panel = settings.panel()
+    if not panel:
+        if settings.judges is None:
+            return ("none (static suite: the score is 100 x accepted@1; "
+                    "pass --r2r-judges=MODEL,... for a judge panel)")
+        return "none (--r2r-judges=none: the score is the hidden tests' pass ratio)"
+    blend = (f"functionality and logic {100 * settings.execution_weight:.0f}% hidden tests, "
+             f"{100 * (1 - settings.execution_weight):.0f}% judges")
+    if settings.judges is None:
+        return (f"{STATIC_JUDGE} (default: static analysis and execution evidence; "
+                f"pass --r2r-judges=MODEL,... for LLM judges) | {blend}")
+    excluded = " | judges of the target's family excluded" if settings.exclude_self_judging else ""
+    return f"{', '.join(panel)} | {blend}{excluded}"
 
 
 def lost_item(controller: Controller, item_id: str, detail: str) -> ItemResult:

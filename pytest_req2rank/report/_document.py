@@ -51,6 +51,45 @@ class Totals(BaseModel):
     cost_usd: float | None = None
 
 
+class JudgeReport(BaseModel):
+    """How one judge of the panel did over the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge: str
+    items: int = Field(description="Items put before this judge")
+    scored: int = Field(description="Verdicts that counted")
+    invalid_answers: int = Field(description="Answers dropped as invalid (after the JSON fallback)")
+    failures: int = Field(description="Verdicts dropped for another reason (provider errors)")
+    mean_overall: float | None = Field(description="Mean of this judge's own overall scores")
+    mean_latency_s: float | None
+    self_judging: bool = Field(description="Of the target's model family")
+    usage: Totals = Field(default_factory=Totals)
+
+
+class JudgingSummary(BaseModel):
+    """The panel over the run: what it scored, how much its judges agreed, what each one did."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judges: list[str]
+    items_judged: int = Field(description="Items the panel scored")
+    judge_failed: int = Field(description="Items every judge failed on (excluded from the score)")
+    execution_weight: float
+    judge_dimensions: dict[str, float] = Field(
+        description="Mean of the panel's own dimension scores, before the execution blend"
+    )
+    sigma: float | None = Field(description="Mean panel sigma over items with two or more judges")
+    agreement_counts: dict[str, int] = Field(description="Items per agreement band")
+    alpha: dict[str, float | None] = Field(
+        description="Krippendorff's alpha (interval) per dimension across judges; None: undefined"
+    )
+    mean_item_ci95: ScoreInterval | None = Field(
+        description="The seed design's per-item panel interval (judge spread), averaged over items"
+    )
+    per_judge: list[JudgeReport]
+
+
 class GateReport(BaseModel):
     """One quality gate's verdict."""
 
@@ -106,7 +145,11 @@ class RunSummary(BaseModel):
         default_factory=dict, description="Flat eval/{dataset}/{metric} names"
     )
     warnings: list[str] = Field(default_factory=list)
-    totals: Totals = Field(default_factory=Totals)
+    totals: Totals = Field(default_factory=Totals, description="Every role together")
+    totals_by_role: dict[Literal["target", "judges", "generator"], Totals] = Field(
+        default_factory=dict, description="Calls, tokens and cost of each role"
+    )
+    judging: JudgingSummary | None = None
     gates: list[GateReport] = Field(default_factory=list)
     baseline: BaselineReport | None = None
     wall_time_s: float

@@ -35,6 +35,14 @@ def qa_record(item: ItemResult, *, temperature: float, max_new_tokens: int) -> d
             "accepted": item.accepted,
             "final_status": item.status,
             "reason": item.reason,
+            "score": item.score,
+            "panel": None if item.panel is None else {
+                "status": item.panel.status,
+                "overall": item.panel.overall,
+                "dimensions": item.panel.dimensions,
+                "agreement": item.panel.agreement,
+                "judges": {v.judge: v.overall if v.valid else v.error for v in item.judges},
+            },
         },
         "cost_metrics": {
             "output_tokens": item.usage.completion_tokens,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ..models import STATUSES, ItemResult, Usage
 from ..scoring import (
     ProblemOutcome,
+    agreement_band,
     bootstrap_ci,
     group_by_dataset,
     json_safe,
@@ -16,7 +17,8 @@ from ..scoring import (
     phase0_warnings,
     wilson_interval,
 )
-from ._document import RunSummary, ScoreInterval, Totals
+from ._document import RunSummary, ScoreInterval
+from ._judging import dimension_scores, judge_usage, judging_summary, totals_of
 
 
 def build_summary(
@@ -25,6 +27,11 @@ def build_summary(
     """Summarize finished items. ``planned`` counts the items the plan meant to run;
     ``seed`` makes the bootstrap interval reproducible."""
     overall, ci95 = run_score(items, seed=seed)
+    roles = {
+        "target": sum((item.usage for item in items), Usage()),
+        "judges": judge_usage(items),
+        "generator": sum((item.generator_usage for item in items), Usage()),
+    }
     counts = Counter(item.status for item in items)
     groups = group_by_dataset((item.dataset, _outcome(item)) for item in items)
     phase0: dict[str, dict[str, float | str | None]] = {}
@@ -35,6 +42,8 @@ def build_summary(
         phase0[dataset] = {name: json_safe(value) for name, value in values.items()}
         metrics |= {name: json_safe(value) for name, value in metric_names(dataset, values).items()}
         warnings += phase0_warnings(dataset, values)
+    judging, judging_warnings = judging_summary(items)
+    warnings += judging_warnings
     if len(items) < planned:
         warnings.append(
             f"{planned - len(items)} of {planned} planned items have no result "
@@ -49,7 +58,11 @@ def build_summary(
         phase0=phase0,
         metrics=metrics,
         warnings=warnings,
-        totals=_totals([item.usage for item in items]),
+        totals=totals_of(sum(roles.values(), Usage())),
+        totals_by_role={name: totals_of(usage) for name, usage in roles.items()},
+        dimensions=dimension_scores(items),
+        agreement=agreement_band(judging.sigma) if judging and judging.sigma is not None else None,
+        judging=judging,
         wall_time_s=round(wall_time_s, 3),
     )
 
@@ -57,14 +70,14 @@ def build_summary(
 def run_score(items: Sequence[ItemResult], *, seed: int) -> tuple[float | None, ScoreInterval | None]:
     """The run's score (mean item score) and its 95 % interval.
 
-    Pass/fail items (static suites) get a Wilson interval; judged items a
-    bootstrap over requirements, clustered by requirement, seeded by the run.
+    Pass/fail items (static suites without a panel) get a Wilson interval; judged
+    items a bootstrap over requirements, clustered by requirement, seeded by the run.
     """
     scored = [item for item in items if item.score is not None]
     if not scored:
         return None, None
     scores = [item.score for item in scored if item.score is not None]
-    if all(item.kind == "static" for item in scored):
+    if all(item.kind == "static" and item.panel is None for item in scored):
         solved = sum(1 for score in scores if score == 100.0)
         low, high = wilson_interval(solved, len(scores))
         overall = 100 * solved / len(scores)
@@ -96,12 +109,3 @@ def _outcome(item: ItemResult) -> ProblemOutcome:
         judge_time_s=item.judge_time_s,
     )
 
-
-def _totals(usages: Sequence[Usage]) -> Totals:
-    total = sum(usages, Usage())
-    return Totals(
-        calls=total.calls,
-        prompt_tokens=total.prompt_tokens,
-        completion_tokens=total.completion_tokens,
-        cost_usd=total.cost_usd,
-    )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
-from ._document import BaselineReport, ResultsDocument
+from ._document import BaselineReport, JudgingSummary, ResultsDocument, RunSummary, Totals
 
 Value = float | str | None
 
@@ -24,7 +24,7 @@ def render_summary(
     run, summary = document.run, document.summary
     lines = [f"run {run.id} | model {run.model} | suite {run.suite} | seed {run.seed}"]
     if summary.overall_score is None:
-        lines.append("score: n/a (no item was scored: every item hit an infrastructure error)")
+        lines.append("score: n/a (no item was scored: infrastructure errors, or every judge failed)")
     else:
         interval = ""
         if summary.ci95 is not None:
@@ -37,14 +37,11 @@ def render_summary(
         f"items: {summary.items_total}/{summary.items_planned} finished ({counts or 'none'}) "
         f"in {summary.wall_time_s:.1f} s"
     )
+    if summary.judging is not None:
+        lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():
         lines += ["", *_dataset_table(dataset, metrics)]
-    totals = summary.totals
-    lines += [
-        "",
-        f"model calls {totals.calls} | prompt tokens {_int(totals.prompt_tokens)} | "
-        f"completion tokens {_int(totals.completion_tokens)} | cost {_usd(totals.cost_usd)}",
-    ]
+    lines += ["", *_usage_lines(summary)]
     lines += [f"warning: {warning}" for warning in summary.warnings]
     if summary.baseline is not None:
         lines += _baseline_lines(summary.baseline)
@@ -56,6 +53,53 @@ def render_summary(
         lines.append(f"results: {paths.results}")
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
     return lines
+
+
+def _judging_lines(summary: RunSummary, judging: JudgingSummary) -> list[str]:
+    blend = 100 * judging.execution_weight
+    lines = [
+        f"panel: {', '.join(judging.judges)} | {judging.items_judged} items scored, "
+        f"{judging.judge_failed} judge_failed | functionality and logic {blend:.0f}% hidden tests",
+    ]
+    if summary.dimensions:
+        lines.append("dimensions: " + " | ".join(
+            f"{d} {score:.1f}" for d, score in summary.dimensions.items()))
+    if judging.sigma is not None:
+        bands = ", ".join(f"{n} {band}" for band, n in judging.agreement_counts.items())
+        alphas = " | ".join(f"{d} {_alpha(a)}" for d, a in judging.alpha.items())
+        lines.append(f"agreement: {summary.agreement} (mean sigma {judging.sigma:.1f}; items: {bands})")
+        lines.append(f"krippendorff alpha: {alphas}")
+    if judging.mean_item_ci95 is not None:
+        ci = judging.mean_item_ci95
+        lines.append(f"panel spread (seed design's per-item CI95, mean): {ci.low:.1f}-{ci.high:.1f}")
+    width = max(len("judge"), *(len(r.judge) for r in judging.per_judge))
+    lines.append(f"  {'judge':<{width}}  items  scored  invalid  failed   mean  latency")
+    for r in judging.per_judge:
+        mean = "n/a" if r.mean_overall is None else f"{r.mean_overall:.1f}"
+        flag = "  (self-judging)" if r.self_judging else ""
+        lines.append(
+            f"  {r.judge:<{width}}  {r.items:>5}  {r.scored:>6}  {r.invalid_answers:>7}  "
+            f"{r.failures:>6}  {mean:>5}  {_secs(r.mean_latency_s):>7}{flag}"
+        )
+    return lines
+
+
+def _alpha(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _usage_lines(summary: RunSummary) -> list[str]:
+    roles = {name: totals for name, totals in summary.totals_by_role.items() if totals.calls}
+    if len(roles) <= 1:
+        return [f"model calls {_totals(summary.totals)}"]
+    return [f"model calls {_totals(summary.totals)}"] + [
+        f"  {name}: {_totals(totals)}" for name, totals in roles.items()
+    ]
+
+
+def _totals(totals: Totals) -> str:
+    return (f"{totals.calls} | prompt tokens {_int(totals.prompt_tokens)} | "
+            f"completion tokens {_int(totals.completion_tokens)} | cost {_usd(totals.cost_usd)}")
 
 
 def _baseline_lines(baseline: BaselineReport) -> list[str]:
@@ -89,7 +133,7 @@ def _dataset_table(dataset: str, m: Mapping[str, Value]) -> list[str]:
             ("tokens/solved", _num(m["cost_per_solved_tokens"])),
             ("throughput", f"{_num(m['throughput'], 2)}/s"),
         ]),
-        ("judge time", [
+        ("sandbox time", [
             ("avg", _secs(m["avg_total_judge_time"])),
             ("p50/p95/p99",
              "/".join(_secs(m[k]) for k in ("p50_total_judge_time", "p95_total_judge_time",

@@ -3,7 +3,7 @@
 from ._agreement import dimension_alphas, krippendorff_alpha_interval
 from ._baseline import PairedDiff, Regression, paired_bootstrap_diff, regressions
 from ._bootstrap import Interval, bootstrap_ci
-from ._dimensions import DEFAULT_WEIGHTS, DIMENSIONS
+from ._dimensions import DEFAULT_WEIGHTS, DIMENSIONS, parse_weights
 from ._final_status import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
 from ._gates import (
     EXIT_GATE_FAILED,
@@ -38,7 +38,14 @@ from ._metrics import (
     timeout_rate,
     wrong_answer_rate,
 )
-from ._panel import Agreement, PanelScore, agreement_band, round_half_up, score_panel
+from ._panel import (
+    MODERATE_AGREEMENT_MAX_SIGMA,
+    Agreement,
+    PanelScore,
+    agreement_band,
+    round_half_up,
+    score_panel,
+)
 from ._phase0 import (
     THRESHOLDS,
     ProblemOutcome,
@@ -59,6 +66,7 @@ __all__ = [
     "score_gate",
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",
+    "MODERATE_AGREEMENT_MAX_SIGMA",
     "Agreement",
     "Interval",
     "PairedDiff",
@@ -69,6 +77,7 @@ __all__ = [
     "dimension_alphas",
     "krippendorff_alpha_interval",
     "paired_bootstrap_diff",
+    "parse_weights",
     "regressions",
     "round_half_up",
     "score_panel",

@@ -76,3 +76,27 @@ def dimension_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
     if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
         raise ValueError(f"weights must sum to 1, got {total:g}")
     return checked
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """Weights written as percent, ``functionality=30,quality=25,...``, as validated fractions.
+
+    Every dimension must be named once; the percentages must sum to 100.
+    """
+    example = ",".join(f"{d}={round(100 * w)}" for d, w in DEFAULT_WEIGHTS.items())
+    percent: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, number = (piece.strip() for piece in part.partition("="))
+        if not sep or not name:
+            raise ValueError(f"expected DIMENSION=PERCENT pairs such as {example}, got {part.strip()!r}")
+        if name in percent:
+            raise ValueError(f"names {name} more than once")
+        try:
+            percent[name] = float(number)
+        except ValueError:
+            raise ValueError(f"the weight of {name} must be a number (percent), got {number!r}") from None
+    _check_keys(percent, "weights")
+    total = math.fsum(percent.values())
+    if abs(total - 100.0) > 100 * WEIGHT_SUM_TOLERANCE:
+        raise ValueError(f"the weights are percentages and must sum to 100, got {total:g}")
+    return dimension_weights({d: percent[d] / 100.0 for d in DIMENSIONS})

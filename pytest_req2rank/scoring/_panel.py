@@ -81,14 +81,19 @@ def _trim(values: np.ndarray) -> np.ndarray:
 def score_panel(
     judge_scores: Sequence[Mapping[str, float]],
     weights: Mapping[str, float] | None = None,
+    *,
+    trim: bool | None = None,
 ) -> PanelScore:
     """Aggregate one item's judge scores (one mapping per judge) into a ``PanelScore``.
 
     Each mapping holds exactly the five dimensions (functionality, quality,
     logic, security, engineering) scored 0-100; scores outside that range are
     clamped to it, as the judge-answer parser does. ``weights`` are fractions
-    summing to 1 (default 30/25/25/10/10 %). Raises ``ValueError`` on an empty
-    panel, a missing, unknown or non-numeric score, or invalid weights.
+    summing to 1 (default 30/25/25/10/10 %). ``trim`` overrides the trimming
+    decision (as when scores derived from a panel must be trimmed as the panel
+    was); trimming needs at least three judges. Raises ``ValueError`` on an
+    empty panel, a missing, unknown or non-numeric score, invalid weights, or
+    ``trim=True`` with fewer than three judges.
     """
     if isinstance(judge_scores, (str, bytes, Mapping)) or not isinstance(judge_scores, Sequence):
         raise ValueError("judge scores must be a sequence with one mapping per judge")
@@ -103,7 +108,9 @@ def score_panel(
     sigmas = scores.std(axis=0)
     sigma = float(sigmas.mean())
     agreement = agreement_band(sigma)
-    trimmed = n_judges >= MIN_JUDGES_TO_TRIM and agreement != "low"
+    if trim and n_judges < MIN_JUDGES_TO_TRIM:
+        raise ValueError(f"trimming needs at least {MIN_JUDGES_TO_TRIM} judges, got {n_judges}")
+    trimmed = (n_judges >= MIN_JUDGES_TO_TRIM and agreement != "low") if trim is None else trim
 
     kept = _trim(scores) if trimmed else scores
     dimensions = {d: round_half_up(float(mean)) for d, mean in zip(DIMENSIONS, kept.mean(axis=0))}

@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
-
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -48,6 +46,14 @@ class Settings(BaseModel):
     domains: tuple[str, ...] = ()
     seeds: Path | None = None
     generator: str | None = None
+    judges: tuple[str, ...] | None = Field(
+        default=None, description="The panel; None: the suite's default; (): no panel"
+    )
+    exclude_self_judging: bool = False
+    execution_weight: float = Field(default=0.7, ge=0, le=1)
+    weights: dict[str, float] | None = Field(
+        default=None, description="Dimension weights as fractions; None: 30/25/25/10/10 %"
+    )
     fail_under: float | None = Field(default=None, ge=0, le=100)
     gate_on: Literal["score", "ci-low"] = "score"
     baseline: Path | None = None
@@ -92,6 +98,26 @@ class Settings(BaseModel):
         from ..generation import DOMAINS
 
         return _check_names(value, tuple(DOMAINS), "domain")
+
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _parse_judges(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        if value.strip().lower() == "none":
+            return ()
+        from ..judging import parse_judges
+
+        return parse_judges(value)
+
+    @field_validator("weights", mode="before")
+    @classmethod
+    def _parse_weights(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        from ..scoring import parse_weights
+
+        return parse_weights(value)
 
     @field_validator("generator")
     @classmethod
@@ -156,6 +182,13 @@ class Settings(BaseModel):
         if value is not None and not re.match(r"^https?://[^\s/]+", value):
             raise ValueError(f"must be an http(s) URL such as http://localhost:8000/v1, got {value!r}")
         return value
+
+    def panel(self) -> tuple[str, ...]:
+        """The judges of this run: ``--r2r-judges``, else ``r2r/static`` for the dynamic suite
+        and no panel for static suites (whose score stays 100 x accepted@1)."""
+        if self.judges is not None:
+            return self.judges
+        return ("r2r/static",) if self.suite == "dynamic" else ()
 
     @property
     def sandbox_timeout_s(self) -> float:

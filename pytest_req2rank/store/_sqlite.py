@@ -2,13 +2,16 @@
 
 Several processes (the controller and every xdist worker) use one file at once:
 WAL lets readers and one writer work together and the busy timeout makes a
-writer wait for another instead of failing.
+writer wait for another instead of failing. Within a process, the judges of an
+item use one store from several threads: a lock serializes its connection.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ import sqlite_utils
 from ..models import ItemResult
 
 BUSY_TIMEOUT_S = 60.0
+LOCKED_RETRY_S = 0.05
 
 
 class Store:
@@ -26,10 +30,25 @@ class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self._lock = threading.RLock()
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                     check_same_thread=False)
         self.db = sqlite_utils.Database(connection)
-        self.db.enable_wal()
-        self._ensure_schema()
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Switch to WAL and create the tables. Switching the journal mode does not wait on the
+        busy timeout, so processes opening a new store at the same moment retry."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.db.enable_wal()
+                self._ensure_schema()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(LOCKED_RETRY_S)
 
     def _ensure_schema(self) -> None:
         tables = set(self.db.table_names())
@@ -109,15 +128,18 @@ class Store:
         return rows[0] if rows else None
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
-        rows = list(self.db["llm_cache"].rows_where("key = ?", [key]))
+        with self._lock:
+            rows = list(self.db["llm_cache"].rows_where("key = ?", [key]))
         return json.loads(rows[0]["completion"]) if rows else None  # type: ignore[no-any-return]
 
     def cache_put(self, key: str, model: str, completion: dict[str, Any]) -> None:
-        self.db["llm_cache"].upsert(
-            {"key": key, "model": model, "created_at": datetime.now(UTC).isoformat(),
-             "completion": json.dumps(completion)},
-            pk="key",
-        )
+        with self._lock:
+            self.db["llm_cache"].upsert(
+                {"key": key, "model": model, "created_at": datetime.now(UTC).isoformat(),
+                 "completion": json.dumps(completion)},
+                pk="key",
+            )
 
     def close(self) -> None:
-        self.db.close()
+        with self._lock:
+            self.db.close()

@@ -31,7 +31,7 @@ def test_same_seed_same_requirements_other_seed_others(bench: pytest.Pytester) -
 
 def test_reference_solves_drawn_requirements_under_xdist(bench: pytest.Pytester) -> None:
     result = bench.runpytest("--r2r-rounds=8", "--r2r-seed=3", "--r2r-complexity=C1,C2",
-                             "--r2r-json=results.json", "-n", "2")
+                             "--r2r-judges=none", "--r2r-json=results.json", "-n", "2")
     result.assert_outcomes(passed=8)
     result.stdout.fnmatch_lines(["*suite dynamic (8 items)*", "score: 100.0/100 = mean item score*"])
     items = json.loads((bench.path / "results.json").read_text())["items"]

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _store_runs import count_rows, kill_after, run_ids
 
 from pytest_req2rank.scoring import EXIT_GATE_FAILED
 from pytest_req2rank.testing import read_fake_log, reset_fake_state, write_fake_script
@@ -87,17 +82,12 @@ def test_baseline_errors_are_one_line(bench: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["ERROR: --r2r-baseline: *junk.json: not a valid results JSON*"])
 
 
-def _run_ids(db: Path) -> list[str]:
-    with sqlite3.connect(db) as connection:
-        return [row[0] for row in connection.execute("select run_id from runs")]
-
-
 def test_resumed_run_makes_no_repeated_call(bench: pytest.Pytester, fake: Path) -> None:
     args = (SUITE, "--r2r-model=fake/coder", "--r2r-seed=4", "--r2r-db=store.db")
     first = bench.runpytest_subprocess(*args, "--r2r-json=first.json", "-n", "2")
     first.assert_outcomes(passed=12)
     assert len(read_fake_log(fake)) == 12
-    (run_id,) = _run_ids(bench.path / "store.db")
+    (run_id,) = run_ids(bench.path / "store.db")
     again = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
                                        "-n", "2")
     again.assert_outcomes(passed=12)
@@ -109,29 +99,12 @@ def test_resumed_run_makes_no_repeated_call(bench: pytest.Pytester, fake: Path) 
 
 def test_killed_run_resumes_to_the_same_result(bench: pytest.Pytester, fake: Path) -> None:
     args = [SUITE, "--r2r-model=fake/coder", "--r2r-seed=4", "--r2r-db=store.db", "-p", "no:xdist"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *args], cwd=bench.path, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
     db = bench.path / "store.db"
-    deadline = time.monotonic() + 120
-    finished = 0
-    while time.monotonic() < deadline and process.poll() is None:
-        if db.exists():
-            with sqlite3.connect(db, timeout=30) as connection:
-                finished = connection.execute("select count(*) from items").fetchone()[0]
-            if finished >= 4:
-                break
-        time.sleep(0.05)
-    assert process.poll() is None, "the run finished before it could be killed"
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    with sqlite3.connect(db, timeout=30) as connection:
-        cached = connection.execute("select count(*) from llm_cache").fetchone()[0]
+    kill_after(args, bench.path, db, finished=4)
+    cached = count_rows(db, "llm_cache")
     calls_before = len(read_fake_log(fake))
     assert 4 <= cached <= calls_before < 12
-    (run_id,) = _run_ids(db)
+    (run_id,) = run_ids(db)
     resumed = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}", "--r2r-json=results.json")
     resumed.assert_outcomes(passed=12)
     items = json.loads((bench.path / "results.json").read_text())["items"]

@@ -103,7 +103,8 @@ def test_qa_record_follows_the_spec_format() -> None:
     record = qa_record(item("a", "wrong_answer", 0.5, 12), temperature=0.0, max_new_tokens=99)
     assert record["problem_id"] == "a"
     assert record["quality_metrics"] == {"pass_ratio": 0.5, "accepted": False,
-                                         "final_status": "wrong_answer", "reason": None}
+                                         "final_status": "wrong_answer", "reason": None,
+                                         "score": 0.0, "panel": None}
     assert record["error_breakdown"]["passed"] == 1
     assert record["error_breakdown"]["wrong_answer"] == 1
     assert record["execution_details"]["first_failed_case"]["expected"] == "2"

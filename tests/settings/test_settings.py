@@ -95,3 +95,35 @@ def test_seed_design_sandbox_enabled_means_docker() -> None:
     assert settings.sandbox == "docker"
     assert resolve(env={"R2R_SANDBOX_ENABLED": "true"}, cli={"sandbox": "process"}).sandbox == "process"
     assert resolve(cli={"sandbox": "process:unshare"}).sandbox == "process:unshare"
+
+
+def test_the_panel_defaults_by_suite_and_can_be_named_or_switched_off() -> None:
+    assert resolve().panel() == ("r2r/static",)
+    assert resolve(cli={"suite": "humaneval"}).panel() == ()
+    named = resolve(cli={"suite": "humaneval", "judges": "r2r/static, openai/gpt-4o"})
+    assert named.panel() == ("r2r/static", "openai/gpt-4o")
+    assert resolve(env={"R2R_JUDGES": "none"}).panel() == ()
+    assert resolve(env={"R2R_EXCLUDE_SELF_JUDGING": "true"}).exclude_self_judging
+    weighted = resolve(cli={"weights": "functionality=40,quality=20,logic=20,security=10,"
+                                       "engineering=10", "execution_weight": "0.5"})
+    assert weighted.weights == {"functionality": 0.4, "quality": 0.2, "logic": 0.2,
+                                "security": 0.1, "engineering": 0.1}
+    assert weighted.execution_weight == 0.5
+
+
+@pytest.mark.parametrize(("cli", "message"), [
+    ({"judges": ""}, None),
+    ({"judges": "a,,b"}, "--r2r-judges: expected comma-separated model strings"),
+    ({"judges": "fake/a,fake/a"}, "--r2r-judges: lists fake/a more than once"),
+    ({"judges": "r2r/samples:x.jsonl"}, "--r2r-judges: r2r/samples:x.jsonl cannot judge"),
+    ({"execution_weight": "-0.1"}, "--r2r-execution-weight: must be greater than or equal to 0"),
+    ({"weights": "functionality=100"}, "--r2r-weights: weights lacks dimension(s) quality"),
+])
+def test_bad_panel_settings_name_the_option(cli: dict[str, str], message: str | None) -> None:
+    if message is None:  # an empty value is no value: the default panel
+        assert resolve(cli=cli).judges is None
+        return
+    with pytest.raises(SettingsError) as error:
+        resolve(cli=cli)
+    assert str(error.value).startswith(message)
+    assert "\n" not in str(error.value)

@@ -1,0 +1,76 @@
+"""A LiteLLM model as a judge: one deterministic JSON request per item."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from ..execution._outcome import usage_of
+from ..models import JudgeVerdict, Usage
+from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
+from ._answer import InvalidAnswer, parse_judge_answer
+from ._case import Judge, JudgeCase, weighted_overall
+from ._prompt import JUDGE_PROMPT_VERSION, judge_messages
+
+
+class LLMJudge(Judge):
+    """Asks ``provider`` for the five scores at temperature 0 with ``seed``, in JSON mode.
+
+    The judge prompt version is the request's ``cache_tag``, so a changed
+    prompt is never answered from the response cache. ``weights`` are the
+    dimension weights shown in the prompt and used for the verdict's overall.
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        seed: int | None = None,
+        timeout_s: float = 120.0,
+        max_tokens: int = 2048,
+        weights: Mapping[str, float] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.name = provider.model
+        self.seed = seed
+        self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
+        self.weights = weights
+
+    def close(self) -> None:
+        self.provider.close()
+
+    def request(self, case: JudgeCase) -> CompletionRequest:
+        """The completion request for ``case``."""
+        return CompletionRequest(
+            messages=judge_messages(case, self.weights),
+            max_tokens=self.max_tokens,
+            temperature=0.0,
+            seed=self.seed,
+            timeout_s=self.timeout_s,
+            json_mode=True,
+            cache_tag=JUDGE_PROMPT_VERSION,
+        )
+
+    def judge(self, case: JudgeCase) -> JudgeVerdict:
+        started = time.perf_counter()
+        try:
+            completion = self.provider.complete(self.request(case))
+        except (ProviderError, ProviderConfigError) as exc:
+            latency = time.perf_counter() - started
+            if isinstance(exc, ProviderError):
+                error, attempts = f"{exc.kind}: {exc.message}", exc.attempts
+            else:
+                error, attempts = f"config_error: {exc}", 0
+            usage = Usage(calls=attempts, retries=max(attempts - 1, 0), latency_s=latency)
+            return JudgeVerdict(judge=self.name, error=error, latency_s=latency, usage=usage)
+        answered = JudgeVerdict(judge=self.name, raw=completion.text,
+                                latency_s=completion.latency_s, usage=usage_of(completion))
+        try:
+            answer = parse_judge_answer(completion.text)
+        except InvalidAnswer as exc:
+            return answered.model_copy(update={"error": f"invalid answer: {exc}"})
+        return answered.model_copy(update={
+            "scores": answer.scores, "rationale": answer.rationale,
+            "overall": weighted_overall(answer.scores, self.weights),
+        })
