@@ -21,8 +21,14 @@ def run_ids(db: Path) -> list[str]:
 
 
 def count_rows(db: Path, table: str) -> int:
+    """Rows in ``table``; 0 while the run is still creating the store."""
     with sqlite3.connect(db, timeout=30) as connection:
-        return int(connection.execute(f"select count(*) from {table}").fetchone()[0])
+        try:
+            return int(connection.execute(f"select count(*) from {table}").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return 0
+            raise
 
 
 def kill_after(args: Sequence[str], cwd: Path, db: Path, *, finished: int) -> None:
