@@ -3,12 +3,37 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 SINGLETONS = (True, False, None)
 
 MISSING = object()
 """What :func:`literal` returns for a node that is not a literal."""
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(source: str) -> list[str]:
+    """The lines of ``source`` with their endings, as the compiler counts them (a form feed
+    ends none): split once, for :func:`segment`."""
+    return _LINE.findall(source)
+
+
+def segment(lines: list[str], node: ast.AST) -> str:
+    """``ast.get_source_segment(source, node, padded=True)`` from ``split_lines(source)``,
+    without splitting the source again for every node."""
+    first: int = node.lineno - 1  # type: ignore[attr-defined]
+    last: int = node.end_lineno - 1  # type: ignore[attr-defined]
+    start: int = node.col_offset  # type: ignore[attr-defined]
+    end: int = node.end_col_offset  # type: ignore[attr-defined]
+    if first == last:
+        return lines[first].encode()[start:end].decode()
+    head = lines[first].encode()
+    padding = "".join(c if c in "\f\t" else " " for c in head[:start].decode())
+    return "".join([padding + head[start:].decode(), *lines[first + 1:last],
+                    lines[last].encode()[:end].decode()])
 
 
 def literal(node: ast.AST) -> Any:

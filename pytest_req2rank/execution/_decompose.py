@@ -27,8 +27,10 @@ from ._ast_tools import (
     is_name,
     literal,
     outside_host_asserts,
+    segment,
     shallow_copy,
     singleton,
+    split_lines,
 )
 
 SAFE_FUNCTIONS = frozenset({
@@ -99,8 +101,9 @@ def plan_check(test: str) -> CheckPlan:
     steps: list[PlanStep] = []
     shown: list[str] = []
     host: set[int] = set()
+    lines = split_lines(test)
     for stmt in check.body:
-        original = textwrap.dedent(ast.get_source_segment(test, stmt, padded=True) or "")
+        original = textwrap.dedent(segment(lines, stmt))
         has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(stmt))
         index = len(shown) if has_assert else None
         try:
@@ -132,6 +135,8 @@ class _Builder:
         self.tainted = False
         """Set once a statement calls the candidate outside host asserts: later tests may use
         what it returned, so the host cannot decide them alone."""
+        self._free_nodes: dict[ast.AST, bool] = {}
+        """Node → whether it is free of the candidate; the keys keep the nodes alive."""
 
     def statement(self, stmt: ast.stmt) -> tuple[str, bool]:
         """The instrumented source of ``stmt`` and whether the host decides all of it."""
@@ -152,7 +157,6 @@ class _Builder:
                 decided = False
             if isinstance(node, ast.Call) and is_name(node.func, "__r2r_call__"):
                 calls_outside = True
-        ast.fix_missing_locations(new)
         decided = decided and not calls_outside and not self.tainted
         self.tainted = self.tainted or calls_outside
         return ast.unparse(new), decided
@@ -207,7 +211,14 @@ class _Builder:
         return copy
 
     def _free(self, node: ast.AST) -> bool:
-        return not any(isinstance(n, ast.Name) and n.id == self.param for n in ast.walk(node))
+        """True when ``node`` does not mention the candidate (memoized: ``_shape`` asks about
+        every subtree)."""
+        found = self._free_nodes.get(node)
+        if found is None:
+            found = not is_name(node, self.param) and all(
+                self._free(child) for child in ast.iter_child_nodes(node))
+            self._free_nodes[node] = found
+        return found
 
     def _shape(self, node: ast.expr) -> bool:
         """True when ``node`` involves the candidate only in ways the host can evaluate."""

@@ -23,11 +23,11 @@ from ._harness import (
     read_records,
     runner_request,
 )
-from ._recording import ReferenceCache
+from ._recording import ReferenceCache, default_directory
 from ._replay import TIMEOUT_FACTOR, replay_grade
 
-REFERENCE_CACHE = ReferenceCache()
-"""The process-wide cache of reference recordings (memory only)."""
+REFERENCE_CACHE = ReferenceCache(default_directory())
+"""The process-wide cache of reference recordings, persisted in :func:`default_directory`."""
 
 
 def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float,
@@ -78,7 +78,8 @@ def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbo
                        0.0, sandbox)
     spec = {"mode": "probes", "setup": setup,
             "probes": [{"name": p.name, "code": p.code} for p in probes]}
-    request, nonce = runner_request(files, spec, len(probes), timeout_s=timeout_s)
+    request, nonce = runner_request(files, spec, len(probes), timeout_s=timeout_s,
+                                    warm=sandbox.warm_modules)
     try:
         outcome = execute(sandbox, request)
     except SandboxFailed as exc:
@@ -95,7 +96,8 @@ def _grade_check(task: Task, files: dict[str, str], sandbox: Sandbox,
             "param": param,
             "steps": [{"kind": s.kind, "name": s.name, "source": s.source} for s in steps]}
     count = sum(step.kind == "test" for step in steps)
-    request, nonce = runner_request(files, spec, count, timeout_s=timeout_s)
+    request, nonce = runner_request(files, spec, count, timeout_s=timeout_s,
+                                    warm=sandbox.warm_modules)
     outcome = execute(sandbox, request)
     records = read_records(outcome, nonce, count)
     return _result(check_outcomes(records, steps, outcome), outcome.duration_s, sandbox)

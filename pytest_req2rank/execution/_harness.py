@@ -11,16 +11,20 @@ import signal
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any, Literal
 
 from ..models import Probe, TestOutcome, TestStatus
 from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
+from ._ast_tools import segment, split_lines
 from ._compare import values_match
 
 RUNNER_FILE = "_r2r_runner.py"
+BOOT_MODULE = "_r2r_boot"
+WARM_START = f"__import__({BOOT_MODULE!r}).start()\n"
+"""``_r2r_runner.py`` when the sandbox has imported the boot module and the runner's."""
 MODULES = {"_r2r_main": "_harness_runner.py", "_r2r_replay": "_replay_runner.py"}
 """The runner's modules in the sandbox, and their sources here."""
 REPLAY_MODES = frozenset({"record", "calls", "checker"})
@@ -71,28 +75,34 @@ def runner_source(name: str = "_harness_runner.py") -> str:
 
 
 @cache
-def _runner_files(replay: bool) -> tuple[dict[str, str], str]:
-    """The runner's files and its modules compiled here (for ``_runner_boot.py``)."""
-    names = [name for name in MODULES if replay or name != "_r2r_replay"]
-    files = {RUNNER_FILE: runner_source("_runner_boot.py"),
-             **{f"{name}.py": runner_source(MODULES[name]) for name in names}}
-    codes = {name: compile(files[f"{name}.py"], f"{name}.py", "exec", dont_inherit=True)
-             for name in names}
-    return files, f"{MAGIC_NUMBER.hex()}\n{base64.b64encode(marshal.dumps(codes)).decode()}\n"
+def _runner_modules(replay: bool) -> dict[str, str]:
+    """The runner's modules, by name in the sandbox, with their sources."""
+    return {name: runner_source(source) for name, source in MODULES.items()
+            if replay or name != "_r2r_replay"}
 
 
-def check_steps(test: str) -> tuple[str, list[Step]]:
+@cache
+def _compiled(replay: bool) -> str:
+    """The runner's modules compiled here (stdin lines for ``_runner_boot.py``)."""
+    codes = {name: compile(source, f"{name}.py", "exec", dont_inherit=True)
+             for name, source in _runner_modules(replay).items()}
+    return f"{MAGIC_NUMBER.hex()}\n{base64.b64encode(marshal.dumps(codes)).decode()}\n"
+
+
+@lru_cache(maxsize=512)
+def check_steps(test: str) -> tuple[str, tuple[Step, ...]]:
     """``check``'s parameter name and its steps; the whole check is one test without top-level asserts."""
     tree = ast.parse(test)
     check = next((node for node in tree.body
                   if isinstance(node, ast.FunctionDef) and node.name == "check"), None)
     param = check.args.args[0].arg if check is not None and check.args.args else "candidate"
-    whole = [Step("test", "check", f"check({param})")]
+    whole = (Step("test", "check", f"check({param})"),)
     if check is None or not any(_holds_assert(stmt) for stmt in check.body):
         return param, whole
     steps: list[Step] = []
+    lines = split_lines(test)
     for stmt in check.body:
-        source = textwrap.dedent(ast.get_source_segment(test, stmt, padded=True) or "")
+        source = textwrap.dedent(segment(lines, stmt))
         try:
             compile(source, "<check>", "exec")
         except SyntaxError:  # e.g. a top-level return: only valid inside the function
@@ -102,7 +112,7 @@ def check_steps(test: str) -> tuple[str, list[Step]]:
             steps.append(Step("test", f"check[{tests}]", source))
         else:
             steps.append(Step("setup", f"setup before check[{tests}]", source))
-    return param, steps
+    return param, tuple(steps)
 
 
 def prompt_module(prompt: str) -> str:
@@ -130,18 +140,27 @@ def _holds_assert(stmt: ast.stmt) -> bool:
 
 
 def runner_request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *,
-                   timeout_s: float, limits: Limits | None = None) -> tuple[ExecRequest, str]:
-    """The request that runs the runner on ``files`` for ``tests`` tests, and its nonce."""
+                   timeout_s: float, limits: Limits | None = None,
+                   warm: bool = False) -> tuple[ExecRequest, str]:
+    """The request that runs the runner on ``files`` for ``tests`` tests, and its nonce.
+
+    ``warm``: the sandbox imports the runner's modules ahead of the run
+    (:attr:`Sandbox.warm_modules`), so they are not shipped compiled on stdin.
+    """
     limits = limits or Limits()
     nonce = secrets.token_hex(16)
     budget = timeout_s * min(max(tests, 1), TIMEOUTS_PER_EXECUTION)
     spec = {**spec, "per_test_s": timeout_s, "budget_s": budget,
             "record_bytes": max(2_000, limits.output_bytes // (tests + 1))}
-    runner, compiled = _runner_files(spec.get("mode") in REPLAY_MODES)
+    replay = spec.get("mode") in REPLAY_MODES
+    boot = runner_source("_runner_boot.py")
+    modules = {BOOT_MODULE: boot, **_runner_modules(replay)} if warm else _runner_modules(replay)
     request = ExecRequest(
-        files={**files, **runner},
+        files={**files, RUNNER_FILE: WARM_START if warm else boot},
+        modules=modules,
         argv=(PYTHON, RUNNER_FILE),
-        stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n{compiled}",
+        stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n"
+              + ("\n\n" if warm else _compiled(replay)),
         timeout_s=budget + max(STARTUP_SLACK_S, timeout_s),
         limits=limits,
     )

@@ -4,16 +4,20 @@ One sandbox execution per task: the reference answers every candidate call of th
 instrumented check (see :mod:`._decompose`), and the runner reports the calls'
 arguments, returned values and times, and the operands host-decided asserts need.
 The recording is kept in memory, and on disk when the cache has a directory
-(shared by xdist workers: files are written atomically), keyed by a hash of the
-task's prompt, reference, entry point and test and of the runners' sources.
+(shared by xdist workers: files are written atomically; by default in the user's
+cache directory, see :func:`default_directory`), keyed by a hash of the task's
+prompt, reference, entry point and test and of the runners' sources: a warm task
+is graded in one execution.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,8 +81,26 @@ class Recording:
     tests: tuple[RecordedTest, ...]
 
 
+CACHE_ENV = "R2R_REFERENCE_CACHE"
+
+
+def default_directory(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """Where recordings persist by default: ``$R2R_REFERENCE_CACHE`` (empty: nowhere, memory
+    only), else ``pytest-req2rank/references`` in the user's cache directory."""
+    named = environ.get(CACHE_ENV)
+    if named is not None:
+        return Path(named) if named.strip() else None
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "pytest-req2rank" / "references"
+
+
 class ReferenceCache:
-    """Recordings by task content; ``directory`` (optional) persists them across runs."""
+    """Recordings by task content; ``directory`` (optional) persists them across runs.
+
+    Only usable recordings are written to disk: why a reference run failed (a timeout
+    on a busy machine, say) is kept for this process only. A directory that cannot be
+    written leaves the cache in memory.
+    """
 
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory) if directory is not None else None
@@ -110,13 +132,14 @@ class ReferenceCache:
         return raw if isinstance(raw, (list, str)) else None
 
     def _store(self, key: str, raw: list[dict[str, Any]] | str) -> None:
-        if self.directory is None:
+        if self.directory is None or isinstance(raw, str):
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"format": FORMAT, "raw": raw}, handle)
-        os.replace(temporary, self.directory / f"{key}.json")
+        with contextlib.suppress(OSError):
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps({"format": FORMAT, "raw": raw}))  # json.dump: no C encoder
+            os.replace(temporary, self.directory / f"{key}.json")
 
 
 def _key(task: Task) -> str:
@@ -132,7 +155,8 @@ def _record(task: Task, plan: CheckPlan, sandbox: Sandbox,
             "prompt": prompt_module(task.prompt), "test": task.test, "seed": SEED,
             "steps": step_specs(plan)}
     request, nonce = runner_request({ENTRY_FILE: task.reference}, spec, plan.tests,
-                                    timeout_s=max(timeout_s, RECORD_MIN_S), limits=RECORD_LIMITS)
+                                    timeout_s=max(timeout_s, RECORD_MIN_S), limits=RECORD_LIMITS,
+                                    warm=sandbox.warm_modules)
     outcome = execute(sandbox, request)
     records = read_records(outcome, nonce, plan.tests)
     for index, record in enumerate(records):

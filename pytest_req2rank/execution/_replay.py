@@ -61,7 +61,8 @@ def replay_grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout
     largest = max(test.size for test in recording.tests)
     limits = Limits(output_bytes=max(Limits().output_bytes,
                                      OUTPUT_FACTOR * largest * (plan.tests + 1)))
-    request, nonce = runner_request(files, spec, plan.tests, timeout_s=max(budgets), limits=limits)
+    request, nonce = runner_request(files, spec, plan.tests, timeout_s=max(budgets),
+                                    limits=limits, warm=sandbox.warm_modules)
     outcome = execute(sandbox, request)
     duration = outcome.duration_s
     records = read_records(outcome, nonce, plan.tests)
@@ -150,7 +151,8 @@ def _checker(task: Task, plan: CheckPlan, recording: Recording, returned: dict[i
     spec = {"mode": "checker", "prompt": prompt_module(task.prompt), "test": task.test,
             "seed": SEED, "steps": step_specs(plan, skip), "judge": sorted(judged),
             "oracle": oracle}
-    request, nonce = runner_request({}, spec, plan.tests, timeout_s=timeout_s)
+    request, nonce = runner_request({}, spec, plan.tests, timeout_s=timeout_s,
+                                    warm=sandbox.warm_modules)
     outcome = execute(sandbox, request)
     records = read_records(outcome, nonce, plan.tests)
     found: dict[int, TestOutcome] = {}

@@ -42,6 +42,16 @@ class ExecRequest(BaseModel):
     read_back: tuple[str, ...] = Field(
         default=(), description="Files of the work directory to return after the run"
     )
+    modules: dict[str, str] = Field(
+        default_factory=dict,
+        description="Trusted helper modules the program imports (name → source), never code "
+                    "under test: a warm interpreter imports them once, other backends lay them "
+                    "out as NAME.py files",
+    )
+
+    def all_files(self) -> dict[str, str]:
+        """``files`` and ``modules`` as the files of the work directory."""
+        return {**self.files, **{f"{name}.py": source for name, source in self.modules.items()}}
 
 
 class ExecOutcome(BaseModel):
@@ -72,6 +82,8 @@ class Sandbox(ABC):
     """A place to run untrusted code."""
 
     name: str = "abstract"
+    warm_modules: bool = False
+    """True when :attr:`ExecRequest.modules` are already imported when the program starts."""
 
     @property
     @abstractmethod

@@ -1,17 +1,20 @@
-"""Executions inside bubblewrap: a warm fork-server (default) or one sandbox per execution."""
+"""Executions inside bubblewrap: warm fork-servers (default) or one sandbox per execution."""
 
 from __future__ import annotations
 
+import marshal
 import math
 import os
 import secrets
+import shutil
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 from ._base import PYTHON, ExecOutcome, ExecRequest, Limits
-from ._bwrap import SANDBOX_ENV, SANDBOX_ROOT, find_bwrap, probe, usr_interpreter
-from ._files import check_path, lay_out, read_back, read_head, read_tail, remove_tree
+from ._bwrap import SANDBOX_ENV, WORK_DIR, find_bwrap, probe, usr_interpreter
+from ._files import PathEscape, check_path
 from ._forkserver import ForkServer, ServerFault
 from ._launch import UID_BASE, UID_SPAN
 from ._seccomp import filter_bpf
@@ -20,28 +23,33 @@ _MB = 1024 * 1024
 
 
 class BwrapRunner:
-    """Runs requests through a :class:`ForkServer`; ``once`` starts a sandbox per execution.
+    """Runs requests through :class:`ForkServer` s; ``once`` starts a sandbox per execution.
 
-    As root the sandbox runs as a fresh uid drawn for this instance (never 0, so
-    RLIMIT_NPROC holds and the work root is private to it); otherwise as the
-    caller, inside a user namespace. Raises ``OSError`` when bubblewrap, an
-    interpreter under /usr, or a working user namespace is missing.
+    Concurrent :meth:`run` calls each get a server of their own, up to ``servers``
+    (default: one per CPU), started when first needed; executions never share a
+    sandbox. As root every server runs as a fresh uid drawn for it (never 0, so
+    RLIMIT_NPROC holds); otherwise as the caller, inside a user namespace. Raises
+    ``OSError`` when bubblewrap, an interpreter under /usr, or a working user
+    namespace is missing.
     """
 
-    def __init__(self, *, once: bool = False) -> None:
+    def __init__(self, *, once: bool = False, servers: int | None = None) -> None:
         bwrap, interpreter = find_bwrap(), usr_interpreter()
         if bwrap is None:
             raise OSError("bubblewrap is not installed (apt-get install bubblewrap)")
         if interpreter is None:
             raise OSError("no interpreter of this Python version under /usr")
-        uid = UID_BASE + secrets.randbelow(UID_SPAN) if os.geteuid() == 0 else None
-        failure = probe(bwrap, uid)
+        self.as_root = os.geteuid() == 0
+        failure = probe(bwrap, self._uid())
         if failure is not None:
             raise OSError(f"bubblewrap cannot build a sandbox here: {failure}")
-        self.once, self.uid, self.interpreter = once, uid, interpreter
+        self.bwrap, self.once, self.interpreter = bwrap, once, interpreter
         self.seccomp = filter_bpf() is not None
-        self.server = ForkServer(bwrap, interpreter, uid, once=once)
-        self._lock = threading.Lock()
+        self.size = servers or os.cpu_count() or 1
+        self.logs = Path(tempfile.mkdtemp(prefix="r2r-box-"))
+        self.servers: list[ForkServer] = []
+        self._idle: list[ForkServer] = []
+        self._changed = threading.Condition()
 
     @property
     def mode(self) -> str:
@@ -49,7 +57,7 @@ class BwrapRunner:
 
     @property
     def isolation(self) -> str:
-        who = f"uid {self.uid} (dropped from root)" if self.uid is not None else "own uid"
+        who = "a fresh uid per server (dropped from root)" if self.as_root else "own uid"
         how = "one sandbox per run" if self.once else "fork-server"
         seccomp = ("seccomp" if self.seccomp else
                    "WARNING no seccomp filter (pip install pyseccomp; needs libseccomp2)")
@@ -58,55 +66,48 @@ class BwrapRunner:
                 f"{self.interpreter}")
 
     def run(self, request: ExecRequest) -> ExecOutcome:
-        for name in (*request.files, *request.read_back):
-            check_path(name)
-        with self._lock:
-            name = secrets.token_hex(8)
-            host_run = self.server.root / name
-            try:
-                return self._run_in(host_run, name, request)
-            except ServerFault as exc:
-                return ExecOutcome(error=str(exc))
-            finally:
-                for entry in os.scandir(self.server.root):  # the run's and anything it left
-                    if entry.is_dir(follow_symlinks=False):
-                        remove_tree(Path(entry.path))
-                    else:
-                        os.unlink(entry.path)
+        header, payload, modules = self._request(request)
+        server = self._acquire()
+        try:
+            reply, parts = server.execute(header, payload, modules, request.timeout_s)
+        except ServerFault as exc:
+            return ExecOutcome(error=str(exc))
+        finally:
+            self._release(server)
+        stdout, stderr, *files = (part.decode("utf-8", errors="replace") for part in parts)
+        try:
+            returncode = os.waitstatus_to_exitcode(reply["status"])
+            return ExecOutcome(
+                exit_code=returncode if returncode >= 0 else None,
+                signal=-returncode if returncode < 0 else None,
+                stdout=stdout, stderr=stderr, timed_out=reply["timed_out"],
+                output_truncated=reply["truncated"], duration_s=reply["duration_s"],
+                files={key: text for (key, _), text in zip(reply["files"], files)},
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            return ExecOutcome(error=f"the fork-server sent a malformed reply: {exc}")
 
-    def _run_in(self, host_run: Path, name: str, request: ExecRequest) -> ExecOutcome:
-        inside = f"{SANDBOX_ROOT}/{name}"
-        work = host_run / "work"
-        # As root the run directory stays ours (0711): only work/ and the output files are
-        # the execution's. Without root everything is the caller's, and wiped after the run.
-        host_run.mkdir(mode=0o711 if self.uid is not None else 0o700)
-        work.mkdir(mode=0o700)
-        (host_run / "stdin").write_text(request.stdin, encoding="utf-8")
-        for output in ("stdout", "stderr"):
-            (host_run / output).touch(mode=0o600)
-            if self.uid is not None:
-                os.chown(host_run / output, self.uid, self.uid)
-        lay_out(work, request.files, self.uid)
-        argv, script = self._argv(request.argv, f"{inside}/work")
-        payload: dict[str, Any] = {
-            "dir": inside, "argv": argv, "script": script, "timeout_s": request.timeout_s,
-            "limits": rlimits(request.limits, request.timeout_s),
-            "env": {**SANDBOX_ENV, "HOME": f"{inside}/work"},
-        }
-        reply = self.server.execute(payload, request.timeout_s)
-        cap = request.limits.output_bytes
-        out, out_cut = _read(host_run / "stdout", cap, read_head)
-        err, err_cut = _read(host_run / "stderr", cap, read_tail)
-        returncode = os.waitstatus_to_exitcode(reply["status"])
-        return ExecOutcome(
-            exit_code=returncode if returncode >= 0 else None,
-            signal=-returncode if returncode < 0 else None,
-            stdout=out, stderr=err, timed_out=bool(reply["timed_out"]),
-            output_truncated=out_cut or err_cut, duration_s=float(reply["duration_s"]),
-            files=read_back(work, request.read_back, cap),
-        )
+    def _request(self, request: ExecRequest) -> tuple[dict[str, Any], bytes, dict[str, str]]:
+        """The server's header, payload and helper modules; :class:`PathEscape` for a path or
+        module name that escapes."""
+        files, modules = (request.all_files(), {}) if self.once else (request.files,
+                                                                      request.modules)
+        for name in modules:
+            if not name.isidentifier():
+                raise PathEscape(f"module name {name!r} is not an identifier")
+        argv, script = self._argv(request.argv)
+        header = {"timeout_s": request.timeout_s,
+                  "limits": rlimits(request.limits, request.timeout_s),
+                  "read_back": [[name, check_path(name)] for name in request.read_back],
+                  "output_bytes": request.limits.output_bytes}
+        payload = marshal.dumps({
+            "files": {check_path(name): text for name, text in files.items()},
+            "stdin": request.stdin.encode(), "argv": argv, "script": script,
+            "env": {**SANDBOX_ENV, "HOME": WORK_DIR},
+        })
+        return header, payload, modules
 
-    def _argv(self, argv: tuple[str, ...], work: str) -> tuple[list[str], str | None]:
+    def _argv(self, argv: tuple[str, ...]) -> tuple[list[str], str | None]:
         """The child's argv, and the script to run in the warm interpreter (None: exec argv)."""
         if argv[:1] != (PYTHON,):
             return list(argv), None
@@ -114,8 +115,32 @@ class BwrapRunner:
             return [self.interpreter, *argv[1:]], check_path(argv[1])
         return [self.interpreter, "-S", "-B", *argv[1:]], None
 
+    def _uid(self) -> int | None:
+        return UID_BASE + secrets.randbelow(UID_SPAN) if self.as_root else None
+
+    def _acquire(self) -> ForkServer:
+        with self._changed:
+            while not self._idle and len(self.servers) >= self.size:
+                self._changed.wait()
+            if self._idle:
+                return self._idle.pop()
+            server = ForkServer(self.bwrap, self.interpreter, self._uid(),
+                                self.logs / f"server-{len(self.servers)}.log", once=self.once)
+            self.servers.append(server)
+            return server
+
+    def _release(self, server: ForkServer) -> None:
+        with self._changed:
+            self._idle.append(server)
+            self._changed.notify()
+
     def close(self) -> None:
-        self.server.close()
+        with self._changed:
+            for server in self.servers:
+                server.close()
+            self.servers.clear()
+            self._idle.clear()
+        shutil.rmtree(self.logs, ignore_errors=True)
 
 
 def rlimits(limits: Limits, timeout_s: float) -> dict[str, int]:
@@ -128,11 +153,5 @@ def rlimits(limits: Limits, timeout_s: float) -> dict[str, int]:
         "RLIMIT_FSIZE": max(limits.file_size_mb * _MB, limits.output_bytes + 1),
         "RLIMIT_NOFILE": limits.open_files,
         "RLIMIT_CORE": 0,
+        "RLIMIT_MSGQUEUE": 0,  # POSIX message queues would outlive the run in the server's ipc ns
     }
-
-
-def _read(path: Path, cap: int, reader: Any) -> tuple[str, bool]:
-    try:
-        return reader(path, cap)  # type: ignore[no-any-return]
-    except FileNotFoundError:
-        return "", False

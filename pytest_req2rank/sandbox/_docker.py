@@ -107,7 +107,7 @@ class DockerSandbox(Sandbox):
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w") as tar:
             entries = {f"{name}/work/{check_path(path)}": text.encode()
-                       for path, text in request.files.items()}
+                       for path, text in request.all_files().items()}
             entries.update({f"{name}/stdin": request.stdin.encode(),
                             f"{name}/.r2r_runner.py": self._runner})
             for path in request.read_back:

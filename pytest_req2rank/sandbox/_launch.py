@@ -3,15 +3,16 @@
 Modes, best first:
 
 ``namespaces`` (root)
-    ``unshare --net --pid --fork --kill-child -- setpriv --reuid U --regid U
+    ``unshare --net --pid --ipc --fork --kill-child -- setpriv --reuid U --regid U
     --clear-groups --pdeathsig KILL -- python …``. A fresh uid per execution makes
     RLIMIT_NPROC bite (root ignores it) without one execution's fork bomb
     starving another's; the pid namespace makes every descendant, ``setsid``
-    daemons included, die with its first process. ``setpriv`` sets the
+    daemons included, die with its first process, and the ipc namespace every
+    System V IPC object and POSIX message queue the run made. ``setpriv`` sets the
     parent-death signal *after* dropping the uid (a uid change clears the one
     ``unshare --kill-child`` set).
 ``userns`` (not root, unprivileged user namespaces allowed)
-    ``unshare --user --map-root-user --net --pid --fork --kill-child -- python …``.
+    ``unshare --user --map-root-user --net --pid --ipc --fork --kill-child -- python …``.
 ``rlimits`` (last resort)
     a plain child in its own session, killed by process group: a ``setsid``
     daemon can escape, and as root nothing stops a fork bomb.
@@ -58,13 +59,13 @@ class Launcher:
     def wrap(self, argv: Sequence[str], uid: int | None) -> list[str]:
         if self.mode == "namespaces":
             return [
-                self.unshare, "--net", "--pid", "--fork", "--kill-child", "--",
+                self.unshare, "--net", "--pid", "--ipc", "--fork", "--kill-child", "--",
                 self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--pdeathsig=KILL", "--", *argv,
             ]
         if self.mode == "userns":
             return [
-                self.unshare, "--user", "--map-root-user", "--net", "--pid", "--fork",
+                self.unshare, "--user", "--map-root-user", "--net", "--pid", "--ipc", "--fork",
                 "--kill-child", "--", *argv,
             ]
         return list(argv)
@@ -80,12 +81,12 @@ class Launcher:
         python = f"python {self.version} ({self.interpreter})"
         if self.mode == "namespaces":
             return (
-                f"process: rlimits, empty env, private work dir, own uid per run, pid and "
-                f"network namespaces; no filesystem isolation (see issue 3); {python}"
+                f"process: rlimits, empty env, private work dir, own uid per run, pid, ipc "
+                f"and network namespaces; no filesystem isolation (see issue 3); {python}"
             )
         if self.mode == "userns":
             return (
-                f"process: rlimits, empty env, private work dir, user, pid and network "
+                f"process: rlimits, empty env, private work dir, user, pid, ipc and network "
                 f"namespaces; no filesystem isolation (see issue 3); {python}"
             )
         return (

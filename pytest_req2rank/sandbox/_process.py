@@ -30,12 +30,14 @@ class ProcessSandbox(Sandbox):
 
     name = "process"
 
-    def __init__(self, *, mode: Mode = "auto") -> None:
+    def __init__(self, *, mode: Mode = "auto", servers: int | None = None) -> None:
+        """``servers``: most fork-servers run at once (concurrent :meth:`run` calls), default
+        one per CPU; the other modes start a process per execution anyway."""
         self._runner: BwrapRunner | SpawnRunner
         fallback = ""
         if mode in ("auto", "forkserver", "bwrap"):
             try:
-                self._runner = BwrapRunner(once=mode == "bwrap")
+                self._runner = BwrapRunner(once=mode == "bwrap", servers=servers)
             except OSError as exc:
                 if mode != "auto":
                     raise
@@ -44,6 +46,7 @@ class ProcessSandbox(Sandbox):
         else:
             self._runner = SpawnRunner("rlimits" if mode == "rlimits" else "auto")
         self._fallback = fallback
+        self.warm_modules = self._runner.mode == "forkserver"
         if self._runner.mode == "rlimits":
             warnings.warn(f"sandbox: {self.isolation}", RuntimeWarning, stacklevel=2)
 
@@ -72,7 +75,8 @@ class ProcessSandbox(Sandbox):
 
     @property
     def work_root(self) -> Path:
-        """Where this instance's executions live on the host (for tests)."""
+        """This instance's directory on the host (for tests): the servers' logs, or where
+        the work directories of the other modes are made."""
         if isinstance(self._runner, BwrapRunner):
-            return self._runner.server.root
+            return self._runner.logs
         return Path(tempfile.gettempdir())

@@ -76,14 +76,15 @@ class SandboxFusionSandbox(Sandbox):
                                      f"not {' '.join(request.argv)!r}")
         try:
             script = check_path(request.argv[1])
+            files = request.all_files()
             for name in request.read_back:
                 check_path(name)
             body = {
-                "code": request.files[script], "language": "python", "stdin": request.stdin,
+                "code": files[script], "language": "python", "stdin": request.stdin,
                 "run_timeout": request.timeout_s,
                 "memory_limit_MB": request.limits.memory_mb,
                 "files": {check_path(name): base64.b64encode(text.encode()).decode()
-                          for name, text in request.files.items() if name != script},
+                          for name, text in files.items() if name != script},
                 "fetch_files": list(request.read_back),
             }
         except (ValueError, KeyError) as exc:

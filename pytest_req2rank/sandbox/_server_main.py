@@ -1,17 +1,25 @@
 """The fork-server: runs INSIDE the sandbox as its pid 1 and forks one child per execution.
 
-It never imports the plugin (it is copied into the sandbox on its own). Protocol:
-one JSON request per line on fd 0, one JSON reply per line on fd 1. A request
-names a run directory under the bound work root, which already holds ``work/``
-(the files) and ``stdin``; the child writes ``stdout`` and ``stderr`` there.
+It never imports the plugin (it is copied into the sandbox on its own). Protocol,
+on fd 0: a 16-digit length, a JSON header of that length (timeout, rlimits, sizes,
+the files to read back, trusted helper modules), then the payload (marshal: files,
+stdin, argv, env). On fd 1: a JSON reply line, then the raw bytes it announces
+(stdout, stderr, files read back). The server never holds an execution's content
+in its own memory, which every later child inherits: the payload is spliced from
+the pipe into a memfd that only the child reads, and the outputs go from the
+child's memfds back to the pipe with ``sendfile``. The helper modules (``modules``,
+the host's own code) are imported once, so that every child finds them loaded.
 
-Being pid 1 of its pid namespace protects the server: signals from its own
-descendants (SIGKILL included) are dropped unless it installed a handler, and it
-installs none. It is not dumpable, so no child can open its ``/proc/1/mem``;
-seccomp (loaded by bubblewrap) forbids ptrace and process_vm_readv. After every
-execution ``kill(-1, SIGKILL)`` ends every other process of the namespace —
-``setsid`` daemons included — and ``/tmp`` is emptied, so no execution sees
-another's leftovers.
+The child lays the files out in the work directory ``/sandbox`` (a tmpfs of the
+sandbox's own) before it drops to the execution's rlimits. Being pid 1 of its pid
+namespace protects the server: signals from its own descendants (SIGKILL included)
+are dropped unless it installed a handler, and it installs none. It is not dumpable,
+so no child can open its ``/proc/1/mem``; seccomp (loaded by bubblewrap) forbids
+ptrace and process_vm_readv. After every execution ``kill(-1, SIGKILL)`` ends every
+other process of the namespace — ``setsid`` daemons included — then ``/sandbox``,
+``/tmp`` and ``/dev/shm`` are emptied and System V IPC objects removed, so no
+execution sees another's leftovers. A failure to clean up ends the server: the host
+starts a fresh sandbox.
 
 ``argv[1] == "--once"``: serve one request and exit (one process per execution).
 """
@@ -19,18 +27,20 @@ another's leftovers.
 from __future__ import annotations
 
 import atexit
+import builtins
 import ctypes
 import json
+import marshal
 import os
 import resource
-import runpy
 import select
-import shutil
 import signal
+import stat
 import sys
 import threading
 import time
 import traceback
+from typing import Any
 
 PRELOAD = (
     "abc", "argparse", "array", "bisect", "collections", "copy", "dataclasses", "datetime",
@@ -38,8 +48,17 @@ PRELOAD = (
     "math", "operator", "pkgutil", "random", "re", "statistics", "string", "textwrap", "typing",
     "unittest",
 )
+WORK = "/sandbox"
+HEADER_DIGITS = 16
+SCRATCH = (WORK, "/tmp", "/dev/shm")
+"""Emptied after every execution."""
+IPC_KINDS = ("shm", "sem", "msg")
 _PR_SET_DUMPABLE = 4
-_MB = 1024 * 1024
+_IPC_RMID = 0
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_warm: dict[str, str] = {}
+"""Helper modules imported into this interpreter, by name, with their source."""
 
 
 def preload() -> None:
@@ -52,27 +71,61 @@ def preload() -> None:
 
 def main() -> None:
     once = sys.argv[1:2] == ["--once"]
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _LIBC.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if not once:
         preload()
     os.write(1, b'{"ready": true}\n')
-    pending = b""
     while True:
-        while b"\n" not in pending:
-            chunk = os.read(0, 65536)
-            if not chunk:
-                return
-            pending += chunk
-        line, pending = pending.split(b"\n", 1)
-        reply = serve(json.loads(line))
-        os.write(1, json.dumps(reply).encode() + b"\n")
+        size = read_exact(HEADER_DIGITS)
+        if not size:
+            return
+        serve(json.loads(read_exact(int(size))))
         if once:
             return
 
 
-def serve(request: dict) -> dict:
-    run = request["dir"]
+def read_exact(count: int) -> bytes:
+    """``count`` bytes of fd 0 (fewer only at its end), never reading past them."""
+    data = b""
+    while len(data) < count:
+        chunk = os.read(0, count - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def serve(header: dict[str, Any]) -> None:
+    """Run one execution and send its reply; a setup failure is ``{"error": ...}``."""
+    fds = [os.memfd_create(name) for name in ("payload", "stdout", "stderr")]
+    try:
+        moved = 0
+        while moved < header["payload"]:
+            done = os.splice(0, fds[0], header["payload"] - moved)
+            if not done:
+                raise EOFError("the request ended early")
+            moved += done
+        try:
+            warm(header["modules"])
+        except Exception as exc:  # noqa: BLE001 - reported, the server stays as it was
+            reply: dict[str, Any] = {"error": f"helper modules: {type(exc).__name__}: {exc}"}
+            sources: list[tuple[int, int, int]] = []
+        else:
+            reply, sources = execute(header, fds)
+        os.write(1, json.dumps(reply).encode() + b"\n")
+        for fd, offset, count in sources:
+            send(fd, offset, count)
+    finally:
+        for fd in fds:
+            os.close(fd)
+        clean()
+
+
+def execute(header: dict[str, Any],
+            fds: list[int]) -> tuple[dict[str, Any], list[tuple[int, int, int]]]:
+    """The reply and the (fd, offset, byte count) parts to send after it; the fds of the
+    files read back are added to ``fds``."""
     sys.stdout.flush()
     sys.stderr.flush()
     report_r, report_w = os.pipe()
@@ -81,14 +134,14 @@ def serve(request: dict) -> dict:
     if pid == 0:
         try:
             os.close(report_r)
-            child(request, run, report_w)
+            child(header, fds, report_w)
         except BaseException as exc:  # noqa: BLE001 - the setup failed: the server's fault
             os.write(report_w, f"E{type(exc).__name__}: {exc}".encode()[:4000])
         finally:
             os._exit(125)
     os.close(report_w)
     pidfd = os.pidfd_open(pid)
-    ready, _, _ = select.select([pidfd], [], [], request["timeout_s"])
+    ready, _, _ = select.select([pidfd], [], [], header["timeout_s"])
     os.close(pidfd)
     if not ready:
         os.kill(pid, signal.SIGKILL)
@@ -98,12 +151,68 @@ def serve(request: dict) -> dict:
     os.close(report_r)
     sweep()
     if report[:1] != b"K":
-        return {"error": report[1:].decode(errors="replace") or "the child died during setup"}
-    return {"status": status, "timed_out": not ready, "duration_s": duration}
+        return {"error": report[1:].decode(errors="replace") or "the child died during setup"}, []
+    cap = header["output_bytes"]
+    out_size, err_size = os.fstat(fds[1]).st_size, os.fstat(fds[2]).st_size
+    sources = [(fds[1], 0, min(out_size, cap)),
+               (fds[2], max(0, err_size - cap), min(err_size, cap))]  # the tail of stderr
+    files = []
+    for key, name in header["read_back"]:
+        fd = open_regular(name)
+        if fd is not None:
+            fds.append(fd)
+            sources.append((fd, 0, min(os.fstat(fd).st_size, cap)))
+            files.append([key, sources[-1][2]])
+    reply = {"status": status, "timed_out": not ready, "duration_s": duration,
+             "sizes": [sources[0][2], sources[1][2]],
+             "truncated": out_size > cap or err_size > cap, "files": files}
+    return reply, sources
+
+
+def send(fd: int, offset: int, count: int) -> None:
+    """``count`` bytes of ``fd`` from ``offset`` to fd 1, kernel to kernel."""
+    while count > 0:
+        done = os.sendfile(1, fd, offset, count)
+        if not done:
+            raise EOFError("an output shrank while it was sent")
+        offset, count = offset + done, count - done
+
+
+def open_regular(name: str) -> int | None:
+    """A read-only fd on the regular file ``name`` of the work directory; None for a symlink."""
+    target = os.path.join(WORK, name)
+    if os.path.realpath(target) != target:  # a symlink somewhere on the way
+        return None
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return fd
+    os.close(fd)
+    return None
+
+
+def warm(modules: dict[str, str | None]) -> None:
+    """Import the host's helper modules into this interpreter (again when a source changed);
+    None stands for one imported before."""
+    for name, source in modules.items():
+        if source is None or _warm.get(name) == source:
+            if name not in _warm:
+                raise KeyError(f"module {name!r} was never sent")
+            continue
+        if name in sys.modules and name not in _warm:
+            raise ValueError(f"module {name!r} would replace one the server imported")
+        module = type(sys)(name)
+        module.__file__ = f"{name}.py"
+        code = compile(source, f"{name}.py", "exec", dont_inherit=True)
+        exec(code, module.__dict__)  # noqa: S102 - the host's own helper modules
+        sys.modules[name] = module
+        _warm[name] = source
 
 
 def sweep() -> None:
-    """End every other process of the namespace, reap them, and empty /tmp."""
+    """End every other process of the namespace and reap them."""
     try:
         os.kill(-1, signal.SIGKILL)
     except ProcessLookupError:
@@ -113,25 +222,71 @@ def sweep() -> None:
             os.waitpid(-1, 0)
         except ChildProcessError:
             break
-    for entry in os.scandir("/tmp"):
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
-        else:
+
+
+def clean() -> None:
+    """Empty the scratch directories and remove System V IPC objects; raises if it cannot."""
+    for directory in SCRATCH:
+        empty(directory)
+    for kind in IPC_KINDS:
+        with open(f"/proc/sysvipc/{kind}", encoding="ascii") as table:
+            rows = table.read().splitlines()[1:]
+        for row in rows:
+            ident = int(row.split()[1])
+            done = (_LIBC.semctl(ident, 0, _IPC_RMID) if kind == "sem" else
+                    getattr(_LIBC, f"{kind}ctl")(ident, _IPC_RMID, None))
+            if done != 0:
+                raise OSError(ctypes.get_errno(), f"cannot remove {kind} {ident}")
+
+
+def empty(top: str) -> None:
+    """Delete everything under ``top`` whatever its modes, depth or names; one fd at a time."""
+    os.chmod(top, 0o755)
+    fd = os.open(top, _DIRECTORY)
+    depth = 0
+    try:
+        while True:
+            deeper = _clear_level(fd)
+            if deeper is not None:
+                below = os.open(deeper, _DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd, depth = below, depth + 1
+            elif depth:
+                above = os.open("..", _DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd, depth = above, depth - 1
+            else:
+                return
+    finally:
+        os.close(fd)
+
+
+def _clear_level(fd: int) -> str | None:
+    """Remove the files and empty directories in ``fd``; the name of a non-empty one, if any."""
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.name, dir_fd=fd)
+                continue
+            os.chmod(entry.name, 0o700, dir_fd=fd)
             try:
-                os.unlink(entry.path)
+                os.rmdir(entry.name, dir_fd=fd)
             except OSError:
-                pass
+                return entry.name
+    return None
 
 
-def child(request: dict, run: str, report: int) -> None:
-    """Set up the execution (session, cwd, stdio, rlimits, env), tell the server, run it."""
+def child(header: dict[str, Any], fds: list[int], report: int) -> None:
+    """Lay out the files, set up the execution (session, cwd, stdio, rlimits, env), tell
+    the server, run it."""
     os.setsid()
-    work = os.path.join(run, "work")
-    os.chdir(work)
-    stdin = os.open(os.path.join(run, "stdin"), os.O_RDONLY)
-    out = os.open(os.path.join(run, "stdout"), os.O_WRONLY | os.O_TRUNC)
-    err = os.open(os.path.join(run, "stderr"), os.O_WRONLY | os.O_TRUNC)
-    for name, value in request["limits"].items():
+    payload = marshal.loads(os.pread(fds[0], header["payload"], 0))
+    lay_out(payload["files"])
+    stdin = os.memfd_create("stdin")
+    os.write(stdin, payload["stdin"])
+    os.lseek(stdin, 0, os.SEEK_SET)
+    os.chdir(WORK)
+    for name, value in header["limits"].items():
         which = getattr(resource, name)
         ceiling = resource.getrlimit(which)[1]
         hard = value + 1 if name == "RLIMIT_CPU" else value
@@ -140,28 +295,51 @@ def child(request: dict, run: str, report: int) -> None:
         resource.setrlimit(which, (value, hard))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.environ.clear()
-    os.environ.update(request["env"])
-    for fd, target in ((stdin, 0), (out, 1), (err, 2)):
+    os.environ.update(payload["env"])
+    for fd, target in zip((stdin, fds[1], fds[2]), (0, 1, 2)):
         os.dup2(fd, target)
     os.write(report, b"K")
     os.closerange(3, 1 << 16)
-    argv = request["argv"]
-    if request["script"] is None:
+    argv = payload["argv"]
+    if payload["script"] is None:
         os.execv(argv[0], argv)
     sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)
     sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)
     sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace",
                                        closefd=False, buffering=1)
     sys.argv = argv[1:]
-    sys.path[0] = work
-    os._exit(run_script(request["script"]))
+    sys.path[0] = WORK
+    os._exit(run_script(payload["script"]))
+
+
+def lay_out(files: dict[str, str]) -> None:
+    """Write the execution's files (paths checked by the host: relative, normalized)."""
+    for name, content in files.items():
+        if name.startswith("/") or ".." in name.split("/"):
+            raise ValueError(f"file path {name!r} escapes the work directory")
+        target = os.path.join(WORK, name)
+        if "/" in name:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+        data = memoryview(content.encode())
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
 
 
 def run_script(path: str) -> int:
     """Run ``path`` as ``python path`` would: ``__main__``, exit status, atexit, thread joins."""
     code = 0
+    main = type(sys)("__main__")  # what runpy does, without its cost in a fresh fork
+    namespace = vars(main)
+    namespace.update(__file__=path, __builtins__=builtins)
+    sys.modules["__main__"] = main
     try:
-        runpy.run_path(path, run_name="__main__")
+        with open(path, "rb") as handle:
+            source = handle.read()
+        exec(compile(source, path, "exec", dont_inherit=True), namespace)  # noqa: S102
     except SystemExit as exc:
         code = exit_code(exc)
     except BaseException as exc:  # noqa: BLE001 - reported like the interpreter does

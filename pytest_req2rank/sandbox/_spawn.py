@@ -74,13 +74,14 @@ class SpawnRunner:
             remove_tree(host_dir)
 
     def _run_in(self, host_dir: Path, request: ExecRequest) -> ExecOutcome:
-        for name in (*request.files, *request.read_back):
+        files = request.all_files()
+        for name in (*files, *request.read_back):
             check_path(name)
         uid = self.launcher.pick_uid()
         os.chmod(host_dir, 0o711)
         work = host_dir / "work"
         work.mkdir(mode=0o700)
-        lay_out(work, request.files, uid)
+        lay_out(work, files, uid)
         (host_dir / "stdin").write_text(request.stdin, encoding="utf-8")
         limits = request.limits
         cpu_s = limits.cpu_s if limits.cpu_s is not None else request.timeout_s + 1.0

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import math
 
 import pytest
 
+from pytest_req2rank.execution._ast_tools import segment, split_lines
 from pytest_req2rank.execution._compare import NotPlain, decode_plain
 from pytest_req2rank.execution._decompose import plan_check
 from pytest_req2rank.execution._hosteval import HostEvalError, evaluate, loose_equal
@@ -158,3 +160,17 @@ def test_decode_plain_rejects_deep_nesting() -> None:
         deep = [deep]
     with pytest.raises(NotPlain):
         decode_plain(deep)
+
+
+@pytest.mark.parametrize("source", [
+    *(task.test for task in load_humaneval()[:20]),
+    "def check(c):\r\n    x = (1,\r\n      2)\r\n    assert c(x) == \\\n  3\n",
+    "def check(c):\n\tif True:\n\t\tassert c(1) == 'é'\n\t\tassert c(\n\t\t\t2)\n",
+    "def check(c):\n    assert c(1) == 1; assert c(2) == 2\n\x0c\n    y = [\n'é',\n 2]\n",
+])
+def test_source_segments_match_the_standard_librarys(source: str) -> None:
+    lines = split_lines(source)
+    assert "".join(lines) == source
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.stmt, ast.expr)):
+            assert segment(lines, node) == ast.get_source_segment(source, node, padded=True)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_req2rank.execution import grade, grade_probes
-from pytest_req2rank.execution._recording import ReferenceCache
+from pytest_req2rank.execution._recording import CACHE_ENV, ReferenceCache, default_directory
 from pytest_req2rank.models import Probe, Task
 from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
 from pytest_req2rank.suites import load_humaneval
@@ -261,6 +261,25 @@ def test_recordings_are_cached_on_disk(box: ProcessSandbox, tmp_path: Path) -> N
     assert len(list(tmp_path.glob("*.json"))) == 1
 
 
+def test_a_failed_reference_run_is_not_kept_on_disk(box: ProcessSandbox, tmp_path: Path) -> None:
+    task = _task(reference="def f(x):\n    raise RuntimeError('broken reference')\n")
+    _grade(Spy(box), REFERENCE, task, reference_cache=ReferenceCache(tmp_path))
+    again = Spy(box)
+    _grade(again, REFERENCE, task, reference_cache=ReferenceCache(tmp_path))
+    assert list(tmp_path.glob("*.json")) == [] and again.modes()[0] == "record"
+
+
+def test_the_default_cache_directory(box: ProcessSandbox, tmp_path: Path) -> None:
+    assert default_directory({"XDG_CACHE_HOME": str(tmp_path)}) == (
+        tmp_path / "pytest-req2rank" / "references")
+    assert default_directory({CACHE_ENV: str(tmp_path), "XDG_CACHE_HOME": "/elsewhere"}) == tmp_path
+    assert default_directory({CACHE_ENV: ""}) is None
+    unwritable = tmp_path / "file"
+    unwritable.write_text("")
+    cache = ReferenceCache(unwritable / "below")  # a directory that cannot be made
+    assert _grade(Spy(box), REFERENCE, reference_cache=cache).status == "success"
+
+
 PERTURB = '''
 _r2r_original = {entry}
 
@@ -315,7 +334,7 @@ class Bare(Sandbox):
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         with tempfile.TemporaryDirectory() as work:
-            for name, text in request.files.items():
+            for name, text in request.all_files().items():
                 Path(work, name).write_text(text)
             done = subprocess.run([sys.executable, "-I", *request.argv[1:]], cwd=work, env={},
                                   input=request.stdin, capture_output=True, text=True,

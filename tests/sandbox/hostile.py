@@ -135,12 +135,12 @@ def _write_outside(ctx: Context) -> str:
 
 def _check_write_outside(out: dict[str, Any], ctx: Context) -> None:
     # /tmp inside is the sandbox's own (emptied after each run): the host path stays untouched.
-    # Without root there is a single uid, so the run's own directory (which holds its output
-    # files and is wiped with it) stays writable; as root it belongs to the host.
+    # Under bubblewrap the work directory's parent is the read-only root; in the unshare
+    # modes it is a host directory of the run, ours as root (a single uid shares it otherwise).
     _clean(out)
     lines = _lines(out)
     assert lines[0] in ("tmp DONE", "tmp denied PermissionError"), out
-    assert lines[1] == "parent denied PermissionError" or not ctx.as_root, out
+    assert lines[1].startswith("parent denied ") or not ctx.as_root, out
     assert len(lines) == 4 and all(" denied " in line for line in lines[2:]), out
     assert not os.path.exists(ctx.outside)
 
@@ -245,9 +245,19 @@ ATTACKS = [
 ]
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 
-LEAVE = ("import os\nopen('secret.txt', 'w').write('s3cret')\nopen('/tmp/leak', 'w').write('x')\n"
+SHM_KEY = 0x52325232
+_SHMGET = f"__import__('ctypes').CDLL(None).shmget({SHM_KEY}, 4096, "
+LEAVE = ("import os\nhome = os.getcwd()\nopen('secret.txt', 'w').write('s3cret')\nopen('/tmp/leak', 'w').write('x')\n"
+         "open('/dev/shm/leak', 'w').write('x')\nos.makedirs('locked/inner')\n"
+         "open('locked/inner/f', 'w').write('x')\nos.chmod('locked/inner', 0o500)\n"
+         "os.chmod('locked', 0)\nos.mkdir('deep')\nos.chdir('deep')\nfor _ in range(300):\n"
+         "    os.mkdir('d')\n    os.chdir('d')\nopen('f', 'w').write('x')\nos.chdir(home)\n"
+         f"assert {_SHMGET}0o1600) >= 0\n"
          "print(os.getcwd())\n")
-PEEK = ("import os, sys\nfound = []\nfor path in (sys.argv[1] + '/secret.txt', '/tmp/leak'):\n"
+PEEK = ("import os, sys\nfound = []\nfor path in (sys.argv[1] + '/secret.txt', '/tmp/leak', "
+        "'/dev/shm/leak', sys.argv[1] + '/locked/inner/f'):\n"
         "    try:\n        found.append(open(path).read())\n    except OSError:\n        pass\n"
-        "top = os.path.dirname(os.path.dirname(os.getcwd()))\n"
-        "print(found, sorted(os.listdir(top)) if os.access(top, os.R_OK) else 'unlistable')\n")
+        f"print(found, {_SHMGET}0) >= 0, sorted(os.listdir('.')))\n")
+"""An earlier run leaves files (in directories it made unreadable, and 300 levels deep), a
+System V shared memory segment; a later run looks for all of it and lists its own work
+directory."""

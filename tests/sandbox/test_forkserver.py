@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from pytest_req2rank.sandbox import PYTHON, ExecOutcome, ExecRequest, ProcessSandbox
-from pytest_req2rank.sandbox import _boxed
+from pytest_req2rank.sandbox import PYTHON, ExecOutcome, ExecRequest, ProcessSandbox, _boxed
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +66,7 @@ def test_python_options_and_other_programs_are_executed(box: ProcessSandbox) -> 
 
 def test_a_dead_server_is_restarted(box: ProcessSandbox) -> None:
     assert run(box, "print(1)").stdout == "1\n"
-    server = box._runner.server  # type: ignore[union-attr]
+    [server] = box._runner.servers  # type: ignore[union-attr]
     starts, pid = server.starts, server.pid
     assert pid is not None
     os.killpg(pid, signal.SIGKILL)
@@ -89,6 +91,54 @@ def test_a_server_that_cannot_start_is_a_sandbox_error(monkeypatch: pytest.Monke
     except OSError as exc:
         pytest.skip(f"no bubblewrap fork-server here: {exc}")
     with broken:
-        broken._runner.server.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
+        broken._runner.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
         outcome = run(broken, "print(1)")
     assert outcome.error is not None and "did not start" in outcome.error
+
+
+def test_a_busy_server_is_never_shared() -> None:
+    try:
+        sandbox = ProcessSandbox(mode="forkserver", servers=2)
+    except OSError as exc:
+        pytest.skip(f"no bubblewrap fork-server here: {exc}")
+    with sandbox:
+        runner = sandbox._runner
+        first = run(sandbox, "import os\nprint(os.getuid())")
+        held = runner._acquire()  # as a concurrent run would hold it
+        second = run(sandbox, "import os\nprint(os.getuid())")
+        runner._release(held)
+        assert len(runner.servers) == 2 and first.ok and second.ok
+        if os.geteuid() == 0:
+            assert first.stdout != second.stdout  # each server drops to a uid of its own
+        with ThreadPoolExecutor(4) as pool:
+            outcomes = list(pool.map(lambda n: run(sandbox, f"print({n})"), range(12)))
+        assert [o.stdout for o in outcomes] == [f"{n}\n" for n in range(12)]
+        assert len(runner.servers) == 2
+
+
+def test_helper_modules_are_imported_once_and_cannot_replace_the_servers(
+    box: ProcessSandbox,
+) -> None:
+    code = "import r2r_helper\nprint(r2r_helper.VALUE)\n"
+    outcomes = [run(box, code, modules={"r2r_helper": f"VALUE = {value}\n"})
+                for value in (1, 1, 2)]
+    assert [o.stdout for o in outcomes] == ["1\n", "1\n", "2\n"]
+    clash = run(box, "print(1)", modules={"json": "VALUE = 1\n"})
+    assert clash.error is not None and "would replace" in clash.error
+    assert run(box, code, modules={"r2r_helper": "VALUE = 3\n"}).stdout == "3\n"
+
+
+def test_a_server_started_from_a_short_lived_thread_outlives_it() -> None:
+    try:
+        sandbox = ProcessSandbox(mode="forkserver", servers=1)
+    except OSError as exc:
+        pytest.skip(f"no bubblewrap fork-server here: {exc}")
+    with sandbox:
+        worker = threading.Thread(target=lambda: run(sandbox, "print(1)"))
+        worker.start()
+        worker.join()
+        [server] = sandbox._runner.servers  # type: ignore[union-attr]
+        assert server._proc is not None
+        with pytest.raises(subprocess.TimeoutExpired):  # bwrap's --die-with-parent did not fire
+            server._proc.wait(timeout=0.5)
+        assert run(sandbox, "print(2)").stdout == "2\n" and server.starts == 1
