@@ -55,18 +55,16 @@ class Runner:
     def store(self) -> Store:
         return Store(self.store_path)
 
-    @cached_property
-    def provider(self) -> Provider:
-        provider = resolve_provider(
-            self.settings.model,
-            api_base=self.settings.api_base,
-            concurrency=self.settings.concurrency,
-        )
+    def _cached_provider(self, model: str, api_base: str | None) -> Provider:
+        """``model`` answering through the run's response cache (offline models need none)."""
+        provider = resolve_provider(model, api_base=api_base, concurrency=self.settings.concurrency)
         if provider.offline:
             return provider
-        return CachedProvider(
-            provider, self.store, namespace=self.plan.run_id, api_base=self.settings.api_base
-        )
+        return CachedProvider(provider, self.store, namespace=self.plan.run_id, api_base=api_base)
+
+    @cached_property
+    def provider(self) -> Provider:
+        return self._cached_provider(self.settings.model, self.settings.api_base)
 
     @cached_property
     def sandbox(self) -> Sandbox:
@@ -94,10 +92,7 @@ class Runner:
     def generator(self) -> Provider | None:
         if self.settings.generator is None:
             return None
-        provider = resolve_provider(self.settings.generator, api_base=self.settings.api_base,
-                                    concurrency=self.settings.concurrency)
-        return CachedProvider(provider, self.store, namespace=self.plan.run_id,
-                              api_base=self.settings.api_base)
+        return self._cached_provider(self.settings.generator, self.settings.api_base)
 
     @cached_property
     def judges(self) -> list[Judge]:
@@ -116,8 +111,7 @@ class Runner:
         )
 
     def _judge_provider(self, model: str) -> Provider:
-        provider = resolve_provider(model, concurrency=self.settings.concurrency)
-        return CachedProvider(provider, self.store, namespace=self.plan.run_id)
+        return self._cached_provider(model, api_base=None)
 
     def evaluate(self, task: Task) -> ItemResult:
         if self.settings.resume:

@@ -17,12 +17,16 @@ from pytest_req2rank.sandbox import PYTHON, ExecOutcome, ExecRequest, ProcessSan
 
 @pytest.fixture(scope="module")
 def box() -> Iterator[ProcessSandbox]:
+    with forkserver() as sandbox:
+        yield sandbox
+
+
+def forkserver(servers: int | None = None) -> ProcessSandbox:
+    """A fork-server sandbox of its own; the test is skipped where bubblewrap cannot run one."""
     try:
-        sandbox = ProcessSandbox(mode="forkserver")
+        return ProcessSandbox(mode="forkserver", servers=servers)
     except OSError as exc:
         pytest.skip(f"no bubblewrap fork-server here: {exc}")
-    with sandbox:
-        yield sandbox
 
 
 def run(box: ProcessSandbox, code: str, *args: str, **fields: Any) -> ExecOutcome:
@@ -86,22 +90,14 @@ def test_a_setup_failure_in_the_server_is_a_sandbox_error(
 
 
 def test_a_server_that_cannot_start_is_a_sandbox_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    try:
-        broken = ProcessSandbox(mode="forkserver")
-    except OSError as exc:
-        pytest.skip(f"no bubblewrap fork-server here: {exc}")
-    with broken:
+    with forkserver() as broken:
         broken._runner.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
         outcome = run(broken, "print(1)")
     assert outcome.error is not None and "did not start" in outcome.error
 
 
 def test_a_busy_server_is_never_shared() -> None:
-    try:
-        sandbox = ProcessSandbox(mode="forkserver", servers=2)
-    except OSError as exc:
-        pytest.skip(f"no bubblewrap fork-server here: {exc}")
-    with sandbox:
+    with forkserver(servers=2) as sandbox:
         runner = sandbox._runner
         first = run(sandbox, "import os\nprint(os.getuid())")
         held = runner._acquire()  # as a concurrent run would hold it
@@ -129,11 +125,7 @@ def test_helper_modules_are_imported_once_and_cannot_replace_the_servers(
 
 
 def test_a_server_started_from_a_short_lived_thread_outlives_it() -> None:
-    try:
-        sandbox = ProcessSandbox(mode="forkserver", servers=1)
-    except OSError as exc:
-        pytest.skip(f"no bubblewrap fork-server here: {exc}")
-    with sandbox:
+    with forkserver(servers=1) as sandbox:
         worker = threading.Thread(target=lambda: run(sandbox, "print(1)"))
         worker.start()
         worker.join()
