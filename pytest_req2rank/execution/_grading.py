@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..models import ExecutionResult, IOCase, Probe, Task, TestOutcome, TestStatus
+from ..models import ExecutionResult, IOCase, Probe, Task, TestOutcome, TestStatus, final_status
 from ..sandbox import PYTHON, ExecOutcome, ExecRequest, PathEscape, Sandbox, check_path
-from ..scoring import final_status
 from ..suites import defines
 from ._compare import outputs_match
 from ._extract import ENTRY_FILE

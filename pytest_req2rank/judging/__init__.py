@@ -9,8 +9,9 @@ any LiteLLM model judges through :class:`LLMJudge`.
 """
 
 from ..models import JudgeVerdict, PanelResult
+from ..settings import STATIC_JUDGE
 from ._answer import InvalidAnswer, JudgeAnswer, judge_answer_schema, parse_judge_answer
-from ._case import STATIC_JUDGE, Judge, JudgeCase, guidance_text, weighted_overall
+from ._case import Judge, JudgeCase, guidance_text, weighted_overall
 from ._evidence import execution_ratio
 from ._family import family, same_family
 from ._item import judge_result

@@ -13,9 +13,6 @@ from ..scoring import DIMENSIONS, round_half_up
 from ..scoring._dimensions import dimension_weights
 from ._evidence import execution_ratio
 
-STATIC_JUDGE = "r2r/static"
-"""The built-in deterministic judge: static analysis plus the execution evidence."""
-
 
 @dataclass(frozen=True)
 class JudgeCase:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ._case import STATIC_JUDGE
+from ..settings import STATIC_JUDGE
 
 BUILTIN_PREFIX = STATIC_JUDGE.split("/", 1)[0] + "/"
 

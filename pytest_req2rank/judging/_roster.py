@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from ..providers import Provider, resolve_provider
-from ._case import STATIC_JUDGE, Judge
+from ..settings import STATIC_JUDGE
+from ._case import Judge
 from ._family import BUILTIN_PREFIX
 from ._llm import LLMJudge
 from ._static import StaticJudge

@@ -42,6 +42,7 @@ from radon.complexity import cc_rank
 
 from ..models import JudgeVerdict
 from ..scoring import round_half_up
+from ..settings import STATIC_JUDGE
 from ._analysis import (
     DOCSTRING_RULES,
     ERROR_HANDLING_RULES,
@@ -52,7 +53,7 @@ from ._analysis import (
     Finding,
     analyse,
 )
-from ._case import STATIC_JUDGE, Judge, JudgeCase, weighted_overall
+from ._case import Judge, JudgeCase, weighted_overall
 from ._evidence import crash_share, robustness_ratio
 
 NO_EVIDENCE_SCORE = 50.0

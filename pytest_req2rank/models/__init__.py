@@ -1,5 +1,6 @@
 """Data models shared by every part of the plugin (pydantic v2)."""
 
+from ._final_status import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
 from ._judging import JudgeVerdict, PanelResult
 from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
 from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
@@ -7,6 +8,7 @@ from ._task import IOCase, Priority, Probe, Task, TaskForm
 from ._usage import Usage
 
 __all__ = [
+    "FINAL_STATUS_PRIORITY",
     "INFRA_STATUSES",
     "MODEL_STATUSES",
     "STATUSES",
@@ -24,4 +26,6 @@ __all__ = [
     "TestStatus",
     "Timings",
     "Usage",
+    "final_status",
+    "normalize_test_status",
 ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Generator
-from typing import Any
 
 import pytest
 
@@ -47,6 +47,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     plan = metafunc.config.stash[RUNNER_KEY].plan
     metafunc.parametrize("r2r_task", plan.item_ids, ids=plan.item_ids, indirect=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    if RUNNER_KEY in session.config.stash:
+        # What is alive now (modules, the plan, the tasks, the items) lives to the end: out of
+        # the cyclic collector's sight, later collections skip it (pytest's own at exit took
+        # about 0.2 s a process).
+        gc.freeze()
 
 
 @pytest.fixture

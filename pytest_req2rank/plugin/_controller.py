@@ -5,28 +5,16 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-
-import jsonschema
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..models import ItemResult
 from ..plan import RunPlan
-from ..report import (
-    BaselineReport,
-    GateReport,
-    RegressionReport,
-    ResultsDocument,
-    RunInfo,
-    RunSummary,
-    append_qa,
-    build_summary,
-    qa_record,
-    scores_by_requirement,
-    write_results,
-)
-from ..scoring import regression_gate, score_gate
 from ..settings import Settings
-from ..store import Store
+
+if TYPE_CHECKING:
+    from ..report import ResultsDocument, RunSummary
+    from ..store import Store
 
 
 def store_path(settings: Settings, rootdir: Path) -> Path:
@@ -56,6 +44,10 @@ class Controller:
 
     ``baseline`` is the results document of the run this one repeats (``--r2r-baseline``);
     ``finished`` are the items a resumed run had already finished.
+
+    The store and the report machinery (sqlite-utils, numpy, the schema validator)
+    are imported when the first item arrives: by then the workers have started,
+    and a controller that imported them up front would delay every worker's start.
     """
 
     def __init__(
@@ -90,6 +82,8 @@ class Controller:
         self.items[item.item_id] = item
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
+        from ..report import append_qa, qa_record
+
         self._open_store().add_item(self.plan.run_id, item)
         append_qa(
             self.paths.qa_log,
@@ -99,6 +93,8 @@ class Controller:
 
     def _open_store(self) -> Store:
         if self._store is None:
+            from ..store import Store
+
             self._store = Store(self.paths.store)
             self._store.start_run(
                 run_id=self.plan.run_id,
@@ -115,6 +111,8 @@ class Controller:
         """Summarize, apply the gates and write the results JSON; ``None`` when no item ran."""
         if not self.items:
             return None
+        from ..report import InvalidResults, ResultsDocument, RunInfo, build_summary, write_results
+
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
         items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
         wall = time.perf_counter() - self._t0
@@ -142,13 +140,12 @@ class Controller:
             write_results(self.document, self.paths.results)
         except OSError as exc:
             self.write_error = f"could not write {self.paths.results}: {exc.strerror or exc}"
-        except jsonschema.ValidationError as exc:
+        except InvalidResults as exc:
             kept = self.paths.results.with_name(self.paths.results.name + ".invalid")
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_text(self.document.model_dump_json(indent=2), encoding="utf-8")
-            where = "/".join(str(part) for part in exc.absolute_path) or "top level"
             self.write_error = (
-                f"the results failed schema validation at {where} ({exc.message}); "
+                f"the results failed schema validation at {exc.where} ({exc.message}); "
                 f"kept unvalidated as {kept} - please report this as a bug"
             )
         store = self._open_store()
@@ -163,6 +160,9 @@ class Controller:
         return self.document
 
     def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
+        from ..report import BaselineReport, GateReport, RegressionReport, scores_by_requirement
+        from ..scoring import regression_gate, score_gate
+
         gates: list[GateReport] = []
         baseline_report = None
         settings = self.settings

@@ -8,8 +8,6 @@ from typing import Any
 import pytest
 
 from ..models import ItemResult
-from ..report import render_summary
-from ..scoring import EXIT_GATE_FAILED
 from ._controller import Controller
 from ._keys import RUNNER_KEY
 from ._session import lost_item
@@ -53,12 +51,16 @@ class ControllerPlugin:
         # With a gate, unsolved items are measurements, not failures: the gate decides.
         # Anything else that failed (errors, other tests) keeps pytest's own status.
         if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not self.other_failures:
+            from ..scoring import EXIT_GATE_FAILED
+
             session.exitstatus = EXIT_GATE_FAILED if self.controller.gate_failed else pytest.ExitCode.OK
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         document = self.controller.document
         if document is None:
             return
+        from ..report import render_summary
+
         terminalreporter.write_sep("=", "req2rank summary")
         for line in render_summary(document, self.controller.paths, self.controller.write_error):
             terminalreporter.write_line(line)

@@ -6,24 +6,19 @@ import hashlib
 import os
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..execution import RunOptions, run_requirement, run_task
-from ..generation import (
-    InfrastructureError,
-    RequirementSpec,
-    Seed,
-    build_requirement,
-    elaborate,
-    load_seeds,
-    sandbox_grader,
-)
-from ..judging import Judge, PanelConfig, build_judges, judge_result
+from ..execution import RunOptions, run_task
 from ..models import ItemResult, Task, Usage
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
 from ..sandbox import Sandbox, create_sandbox
 from ..settings import Settings
-from ..store import Store
+
+if TYPE_CHECKING:
+    from ..generation import ProjectRequirement, Seed
+    from ..judging import Judge, PanelConfig
+    from ..store import Store
 
 
 class Runner:
@@ -32,6 +27,10 @@ class Runner:
     Every model answer is written to the store's response cache as it arrives,
     keyed by run id; a resumed run (same run id) is answered from the cache and
     returns items that had already finished without running them again.
+
+    The store, the generator and the judge panel are imported on first use: a
+    static suite without judges never loads them (nor numpy, jsonschema or
+    sqlite-utils), which keeps a worker's start short.
     """
 
     def __init__(
@@ -53,6 +52,8 @@ class Runner:
 
     @cached_property
     def store(self) -> Store:
+        from ..store import Store
+
         return Store(self.store_path)
 
     def _cached_provider(self, model: str, api_base: str | None) -> Provider:
@@ -83,6 +84,8 @@ class Runner:
 
     @cached_property
     def seeds(self) -> dict[str, Seed]:
+        from ..generation import load_seeds
+
         seeds_dir = self.settings.seeds
         if seeds_dir is not None and not seeds_dir.is_absolute():
             seeds_dir = self.rootdir / seeds_dir
@@ -97,6 +100,10 @@ class Runner:
     @cached_property
     def judges(self) -> list[Judge]:
         """The panel; LLM judges answer through the run's response cache, like the target."""
+        if not self.settings.panel():
+            return []
+        from ..judging import build_judges
+
         return build_judges(
             self.settings.panel(), provider=self._judge_provider, seed=self.plan.seed,
             timeout_s=self.settings.timeout, weights=self.settings.weights,
@@ -104,6 +111,8 @@ class Runner:
 
     @cached_property
     def panel_config(self) -> PanelConfig:
+        from ..judging import PanelConfig
+
         return PanelConfig(
             weights=self.settings.weights,
             execution_weight=self.settings.execution_weight,
@@ -120,12 +129,20 @@ class Runner:
                 return finished
         if task.form == "requirement":
             return self._evaluate_requirement(task)
-        result = run_task(task, self.provider, self.sandbox, self.options)
-        return judge_result(result, self.judges, self.panel_config)
+        return self._judged(run_task(task, self.provider, self.sandbox, self.options))
 
     def _evaluate_requirement(self, task: Task) -> ItemResult:
         """Rebuild the planned requirement, elaborate it with the generator when one is set
         (its answers are cached, so a resumed run never asks twice), then benchmark it."""
+        from ..execution import run_requirement
+        from ..generation import (
+            InfrastructureError,
+            RequirementSpec,
+            build_requirement,
+            elaborate,
+            sandbox_grader,
+        )
+
         spec = RequirementSpec.model_validate(task.spec)
         requirement = build_requirement(spec, self.seeds)
         provenance = None
@@ -144,6 +161,15 @@ class Runner:
         cluster = hashlib.sha256(spec.key.encode()).hexdigest()[:16]
         result = result.model_copy(update={"provenance": provenance, "cluster": cluster,
                                            "generator_usage": generator_usage})
+        return self._judged(result, requirement)
+
+    def _judged(self, result: ItemResult, requirement: ProjectRequirement | None = None
+                ) -> ItemResult:
+        """``result`` with the panel's verdicts (unchanged when the run has no panel)."""
+        if not self.judges:
+            return result
+        from ..judging import judge_result
+
         return judge_result(result, self.judges, self.panel_config, requirement)
 
     def close(self) -> None:

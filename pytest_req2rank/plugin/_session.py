@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..judging import STATIC_JUDGE
 from ..models import ItemResult, Task
 from ..plan import RunPlan, build_plan, new_seed
 from ..providers import LiteLLMProvider, ProviderConfigError, load_offline
-from ..report import ResultsDocument, load_results
-from ..settings import DEFAULT_MODEL, Settings, SettingsError
-from ..store import Store
+from ..settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError
 from ..suites import DynamicOptions, SuiteError, load_suite
 from ._config import load_settings
 from ._controller import Controller, store_path
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
 from ._runner import Runner
+
+if TYPE_CHECKING:
+    from ..report import ResultsDocument
 
 
 def configure_session(config: pytest.Config) -> None:
@@ -74,6 +75,8 @@ def _load_tasks(settings: Settings, rootdir: Path, seed: int) -> list[Task]:
 def _load_baseline(settings: Settings, rootdir: Path) -> tuple[Path, ResultsDocument] | None:
     if settings.baseline is None:
         return None
+    from ..report import load_results
+
     path = settings.baseline if settings.baseline.is_absolute() else rootdir / settings.baseline
     try:
         document = load_results(path)
@@ -99,6 +102,8 @@ def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
 
 def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResult]]:
     """The plan and the finished items of the run to resume."""
+    from ..store import Store
+
     run_id = settings.resume or ""
     store = Store(db)
     try:

@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import jsonschema
+import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..models import ItemResult, Status
@@ -176,9 +176,8 @@ def load_results(path: Path) -> ResultsDocument:
         raise ValueError(f"{path}: not a readable results JSON ({exc})") from None
     try:
         validate_results(data)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(part) for part in exc.absolute_path) or "the top level"
-        raise ValueError(f"{path}: not a valid results JSON at {where}: {exc.message}") from None
+    except InvalidResults as exc:
+        raise ValueError(f"{path}: not a valid results JSON at {exc.where}: {exc.message}") from None
     return ResultsDocument.model_validate(data)
 
 
@@ -197,9 +196,27 @@ def results_schema() -> dict[str, Any]:
     return json.loads(text)  # type: ignore[no-any-return]
 
 
+class InvalidResults(ValueError):
+    """A document that is not a valid results JSON: ``where`` it fails (a JSON path) and why."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where, self.message = where, message
+
+
+@cache
+def _results_validator() -> jsonschema_rs.Draft202012Validator:
+    # jsonschema-rs: the Python ``jsonschema`` took 0.26 s for 164 items (1.6 ms an item).
+    return jsonschema_rs.Draft202012Validator(results_schema())
+
+
 def validate_results(data: dict[str, Any]) -> None:
-    """Raise ``jsonschema.ValidationError`` when ``data`` is not a valid results document."""
-    jsonschema.Draft202012Validator(results_schema()).validate(data)
+    """Raise :class:`InvalidResults` when ``data`` is not a valid results document."""
+    try:
+        _results_validator().validate(data)
+    except jsonschema_rs.ValidationError as exc:
+        where = "/".join(str(part) for part in exc.instance_path) or "the top level"
+        raise InvalidResults(where, exc.message) from None
 
 
 def write_results(document: ResultsDocument, path: Path) -> None:

@@ -1,10 +1,10 @@
 """Scoring: Phase-0 metrics and aggregation, as plain functions over plain data (no pytest)."""
 
+from ..models import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
 from ._agreement import dimension_alphas, krippendorff_alpha_interval
 from ._baseline import PairedDiff, Regression, paired_bootstrap_diff, regressions
 from ._bootstrap import Interval, bootstrap_ci
 from ._dimensions import DEFAULT_WEIGHTS, DIMENSIONS, parse_weights
-from ._final_status import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
 from ._gates import (
     EXIT_GATE_FAILED,
     BaselineComparison,

@@ -1,6 +1,14 @@
 """Run settings: options as ``--r2r-*``, ini ``r2r_*``, environment ``R2R_*``."""
 
 from ._options import OPTIONS, OptionSpec
-from ._settings import DEFAULT_MODEL, Settings, SettingsError, resolve_settings
+from ._settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError, resolve_settings
 
-__all__ = ["DEFAULT_MODEL", "OPTIONS", "OptionSpec", "Settings", "SettingsError", "resolve_settings"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "OPTIONS",
+    "STATIC_JUDGE",
+    "OptionSpec",
+    "Settings",
+    "SettingsError",
+    "resolve_settings",
+]

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ._options import OPTIONS, OptionSpec
 
 DEFAULT_MODEL = "r2r/reference"
+STATIC_JUDGE = "r2r/static"
+"""The built-in deterministic judge: static analysis plus the execution evidence."""
 COMPLEXITIES = ("C1", "C2", "C3", "C4")
 SUITE_NAMES = ("dynamic", "humaneval", "jsonl:PATH")
 PLANNED_SUITES = {"nversion": "N-version generation"}
@@ -188,7 +190,7 @@ class Settings(BaseModel):
         and no panel for static suites (whose score stays 100 x accepted@1)."""
         if self.judges is not None:
             return self.judges
-        return ("r2r/static",) if self.suite == "dynamic" else ()
+        return (STATIC_JUDGE,) if self.suite == "dynamic" else ()
 
     @property
     def sandbox_timeout_s(self) -> float:

