@@ -43,6 +43,9 @@ class Store:
         while True:
             try:
                 self.db.enable_wal()
+                # WAL + NORMAL: a commit survives the process crashing (not a power cut)
+                # without an fsync per item.
+                self.db.execute("PRAGMA synchronous=NORMAL")
                 self._ensure_schema()
                 return
             except sqlite3.OperationalError as exc:
@@ -100,14 +103,18 @@ class Store:
         )
 
     def add_item(self, run_id: str, item: ItemResult) -> None:
-        self.db["items"].upsert(
-            {
-                "run_id": run_id, "item_id": item.item_id, "dataset": item.dataset,
-                "status": item.status, "pass_ratio": item.pass_ratio, "score": item.score,
-                "finished_at": item.finished_at, "result": item.model_dump_json(),
-            },
-            pk=("run_id", "item_id"),
-        )
+        # Plain SQL: sqlite-utils' upsert inspects the table on every call (0.6 ms an item).
+        with self._lock:
+            self.db.execute(
+                "INSERT INTO items (run_id, item_id, dataset, status, pass_ratio, score, "
+                "finished_at, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (run_id, item_id) DO UPDATE SET dataset = excluded.dataset, "
+                "status = excluded.status, pass_ratio = excluded.pass_ratio, "
+                "score = excluded.score, finished_at = excluded.finished_at, "
+                "result = excluded.result",
+                [run_id, item.item_id, item.dataset, item.status, item.pass_ratio, item.score,
+                 item.finished_at, item.model_dump_json()],
+            )
 
     def finish_run(self, run_id: str, *, finished_at: str, summary: dict[str, Any],
                    status: str = "finished") -> None:
