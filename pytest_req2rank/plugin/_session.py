@@ -29,7 +29,9 @@ def configure_session(config: pytest.Config) -> None:
     if workerinput is not None:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, config.rootpath, plan.seed)
-        config.stash[RUNNER_KEY] = Runner(settings, plan, {t.item_id: t for t in tasks}, db, config.rootpath)
+        runner = Runner(settings, plan, {t.item_id: t for t in tasks}, db, config.rootpath)
+        runner.sandbox.prestart()  # warm while pytest collects
+        config.stash[RUNNER_KEY] = runner
         return
     baseline = _load_baseline(settings, config.rootpath)
     finished: list[ItemResult] = []

@@ -94,6 +94,10 @@ class Sandbox(ABC):
     def run(self, request: ExecRequest) -> ExecOutcome:
         """Run one execution; never raises for anything the code under test does."""
 
+    def prestart(self) -> None:
+        """Get ready for the first execution in the background (a warm server, say), so that
+        it does not wait for it. Optional: the first :meth:`run` does it otherwise."""
+
     def close(self) -> None:
         """Release long-lived resources (containers, servers)."""
 

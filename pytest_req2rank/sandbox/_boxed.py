@@ -87,6 +87,23 @@ class BwrapRunner:
         except (KeyError, TypeError, ValueError) as exc:
             return ExecOutcome(error=f"the fork-server sent a malformed reply: {exc}")
 
+    def prestart(self) -> None:
+        """Start one fork-server on a background thread (no-op with ``once``): it is idle
+        and warm when the first execution asks for one."""
+        if self.once:
+            return
+
+        def start() -> None:
+            server = self._acquire()
+            try:
+                server.start()
+            except ServerFault:
+                pass  # the first execution starts it again and reports why it cannot
+            finally:
+                self._release(server)
+
+        threading.Thread(target=start, name="r2r-forkserver-prestart", daemon=True).start()
+
     def _request(self, request: ExecRequest) -> tuple[dict[str, Any], bytes, dict[str, str]]:
         """The server's header, payload and helper modules; :class:`PathEscape` for a path or
         module name that escapes."""

@@ -56,9 +56,7 @@ class ForkServer:
                 timeout_s: float) -> tuple[dict[str, Any], list[bytes]]:
         """Send one request; the server's reply and the raw parts it announced (stdout,
         stderr, the files read back). :class:`ServerFault` when the server failed."""
-        proc = self._proc if self._proc is not None and self._proc.poll() is None else None
-        if proc is None:
-            proc = self._start()
+        proc = self.start()
         assert proc.stdin is not None and proc.stdout is not None
         sent = {name: None if self._warm.get(name) == source else source
                 for name, source in modules.items()}
@@ -82,6 +80,13 @@ class ForkServer:
             raise ServerFault("the fork-server did not answer (restarted)")
         self._warm.update(modules)
         return reply, parts
+
+    def start(self) -> subprocess.Popen[bytes]:
+        """The running server, started first if it is not running; :class:`ServerFault`
+        when it cannot start."""
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        return self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
         self._stop()

@@ -69,6 +69,10 @@ class ProcessSandbox(Sandbox):
                 return ExecOutcome(error=f"sandbox failure: {type(exc).__name__}: {exc}")
         return self._runner.run(request)
 
+    def prestart(self) -> None:
+        if isinstance(self._runner, BwrapRunner):
+            self._runner.prestart()
+
     def close(self) -> None:
         if isinstance(self._runner, BwrapRunner):
             self._runner.close()

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -134,3 +135,23 @@ def test_a_server_started_from_a_short_lived_thread_outlives_it() -> None:
         with pytest.raises(subprocess.TimeoutExpired):  # bwrap's --die-with-parent did not fire
             server._proc.wait(timeout=0.5)
         assert run(sandbox, "print(2)").stdout == "2\n" and server.starts == 1
+
+
+def test_prestart_leaves_one_warm_server_for_the_first_run() -> None:
+    with forkserver(servers=2) as sandbox:
+        runner = sandbox._runner
+        sandbox.prestart()
+        deadline = time.monotonic() + 30
+        while not (runner.servers and runner.servers[0].pid and runner._idle):  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "the prestarted server never came up"
+            time.sleep(0.01)
+        assert run(sandbox, "print(1)").stdout == "1\n"
+        assert [s.starts for s in runner.servers] == [1]  # type: ignore[union-attr]
+
+
+def test_prestart_of_a_server_that_cannot_start_leaves_the_error_to_the_run() -> None:
+    with forkserver(servers=1) as broken:
+        broken._runner.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
+        broken.prestart()
+        outcome = run(broken, "print(1)")
+    assert outcome.error is not None and "did not start" in outcome.error
