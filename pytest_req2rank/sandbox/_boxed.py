@@ -97,7 +97,7 @@ class BwrapRunner:
             server = self._acquire()
             try:
                 server.start()
-            except ServerFault:
+            except (ServerFault, OSError):
                 pass  # the first execution starts it again and reports why it cannot
             finally:
                 self._release(server)
