@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from ._ast_tools import (
@@ -58,7 +58,11 @@ class HostAssert:
     expr: ast.expr
     nodes: dict[int, Node] = field(default_factory=dict)
     """``id(ast node)`` → how to obtain its value."""
-    source: str = ""
+
+    @cached_property
+    def source(self) -> str:
+        """The expression as source, for failure messages (only failures need it)."""
+        return ast.unparse(self.expr)
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ def plan_check(test: str) -> CheckPlan:
         has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(stmt))
         index = len(shown) if has_assert else None
         try:
-            instrumented, decided = builder.statement(stmt)
+            instrumented, decided = builder.statement(stmt, _fresh_copy(lines, stmt))
         except _NotReplayable as exc:
             return CheckPlan(param, [], {}, frozenset(), [], False, str(exc))
         if index is not None:
@@ -118,6 +122,21 @@ def plan_check(test: str) -> CheckPlan:
     if not shown:
         return CheckPlan(param, [], {}, frozenset(), [], False, "check() holds no assert")
     return CheckPlan(param, steps, builder.asserts, frozenset(host), shown, True)
+
+
+def _fresh_copy(lines: list[str], stmt: ast.stmt) -> ast.stmt:
+    """A new tree of ``stmt``, parsed again from its own lines (in C: far cheaper than
+    ``ast.unparse`` and a parse, or a deep copy)."""
+    source = segment(lines, stmt)  # the first line padded, unless it is the only one
+    if stmt.lineno == stmt.end_lineno:
+        source = " " + source
+    try:
+        body = ast.parse("if 1:\n" + source).body[0].body  # type: ignore[attr-defined]
+    except SyntaxError:
+        body = []
+    if len(body) == 1 and type(body[0]) is type(stmt):
+        return body[0]
+    return ast.parse(ast.unparse(stmt)).body[0]
 
 
 class _NotReplayable(Exception):
@@ -138,8 +157,9 @@ class _Builder:
         self._free_nodes: dict[ast.AST, bool] = {}
         """Node → whether it is free of the candidate; the keys keep the nodes alive."""
 
-    def statement(self, stmt: ast.stmt) -> tuple[str, bool]:
-        """The instrumented source of ``stmt`` and whether the host decides all of it."""
+    def statement(self, stmt: ast.stmt, copy: ast.stmt) -> tuple[str, bool]:
+        """The instrumented source of ``stmt`` and whether the host decides all of it;
+        ``copy`` is a tree of ``stmt`` of its own, which the instrumentation edits."""
         decided = True
         calls_outside = False
         for node in ast.walk(stmt):
@@ -151,7 +171,7 @@ class _Builder:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call) and is_name(node.func, self.param):
                 self.passed |= {a.id for a in node.args if isinstance(a, ast.Name)}
-        new = _Rewriter(self).visit(ast.parse(ast.unparse(stmt)).body[0])
+        new = _Rewriter(self).visit(copy)
         for node in outside_host_asserts(new):
             if isinstance(node, ast.Assert):
                 decided = False
@@ -179,7 +199,7 @@ class _Builder:
         if not self._shape(original):
             return None
         key = len(self.asserts)
-        plan = HostAssert(original, source=ast.unparse(original))
+        plan = HostAssert(original)
         rewritten = self._instrument(original, plan)
         self.asserts[key] = plan
         lam = ast.Lambda(ast.arguments([], [], None, [], [], None, []), rewritten)

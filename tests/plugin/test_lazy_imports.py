@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+import pytest_req2rank
 
 HEAVY = ("numpy", "jsonschema", "jsonschema_rs", "sqlite_utils", "litellm",
          "pytest_req2rank.generation", "pytest_req2rank.judging", "pytest_req2rank.scoring",
@@ -30,3 +35,26 @@ def test_the_plugin_and_a_static_worker_load_no_heavy_module() -> None:
 def test_the_lazy_names_still_resolve() -> None:
     loaded = loaded_after("from pytest_req2rank.execution import run_requirement")
     assert "pytest_req2rank.generation" in loaded
+
+
+def test_pytest_does_not_rewrite_the_plugins_own_modules(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest marks a plugin's whole distribution for assertion rewriting, which re-parses
+    every module in every process when it cannot cache (PYTHONDONTWRITEBYTECODE)."""
+    package = Path(pytest_req2rank.__file__).parent
+    # An editable install is marked only when the package is found on sys.path.
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    pytester.makepyfile(test_loader="""
+        import sys
+        from _pytest.assertion.rewrite import AssertionRewritingHook
+
+        def test_loaders():
+            import pytest_req2rank.execution
+            import pytest_req2rank.models
+            assert any(isinstance(f, AssertionRewritingHook) for f in sys.meta_path)
+            for name in ("pytest_req2rank.execution", "pytest_req2rank.models"):
+                loader = sys.modules[name].__spec__.loader
+                assert not isinstance(loader, AssertionRewritingHook), name
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
