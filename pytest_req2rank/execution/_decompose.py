@@ -69,8 +69,13 @@ class HostAssert:
 class PlanStep:
     """One top-level statement of ``check``, instrumented; ``test`` is its test index, if any."""
 
-    source: str
+    tree: ast.stmt
     test: int | None
+
+    @cached_property
+    def source(self) -> str:
+        """The instrumented statement as source (only recording and checker runs need it)."""
+        return ast.unparse(self.tree)
 
 
 @dataclass
@@ -157,8 +162,8 @@ class _Builder:
         self._free_nodes: dict[ast.AST, bool] = {}
         """Node → whether it is free of the candidate; the keys keep the nodes alive."""
 
-    def statement(self, stmt: ast.stmt, copy: ast.stmt) -> tuple[str, bool]:
-        """The instrumented source of ``stmt`` and whether the host decides all of it;
+    def statement(self, stmt: ast.stmt, copy: ast.stmt) -> tuple[ast.stmt, bool]:
+        """The instrumented ``stmt`` and whether the host decides all of it;
         ``copy`` is a tree of ``stmt`` of its own, which the instrumentation edits."""
         decided = True
         calls_outside = False
@@ -179,7 +184,7 @@ class _Builder:
                 calls_outside = True
         decided = decided and not calls_outside and not self.tainted
         self.tainted = self.tainted or calls_outside
-        return ast.unparse(new), decided
+        return new, decided
 
     def call(self, node: ast.Call) -> ast.Call:
         """``candidate(a, k=b)`` → ``__r2r_call__(site, (a,), {'k': b})``."""

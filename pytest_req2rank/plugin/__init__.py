@@ -89,5 +89,6 @@ def pytest_runtest_makereport(
     report = yield
     result = item.stash.get(RESULT_KEY, None)
     if result is not None and report.when == "call":
-        report.r2r_result = result.model_dump(mode="json")  # type: ignore[attr-defined]
+        # One JSON string: xdist serializes nested dicts object by object, in Python.
+        report.r2r_result = result.model_dump_json()  # type: ignore[attr-defined]
     return report

@@ -30,7 +30,7 @@ class ControllerPlugin:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "r2r_result", None)
         if payload is not None:
-            self.controller.record(ItemResult.model_validate(payload))
+            self.controller.record(ItemResult.model_validate_json(payload))
             return
         if not report.failed:
             return
