@@ -163,7 +163,8 @@ def main() -> None:
     if not args.no_pytest:  # first: the in-process benchmarks below leave the machine slower
         if os.environ.get("PYTHONDONTWRITEBYTECODE"):
             print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
-                  "and assert-rewrites its modules from source")
+                  "an editable install from source and assert-rewrites the other plugins "
+                  "(xdist, anyio, pytest-timeout) again")
         with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
             whole_runs(Path(work), args.rounds, {})
         print()
