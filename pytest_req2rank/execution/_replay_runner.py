@@ -32,7 +32,7 @@ def run(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[], fl
 
 
 def _import(spec: dict[str, Any], budget: Callable[[], float], tools: dict[str, Any]) -> Any:
-    status, module, _ = tools["timed"](lambda: __import__(spec["module"]), budget())
+    status, module, _ = tools["timed"](lambda: tools["load_module"](spec["module"]), budget())
     if status != "pass":
         detail = tools["describe"](module) if isinstance(module, BaseException) else module
         return ("timeout" if status == "timeout" else "error", f"import failed: {detail}")

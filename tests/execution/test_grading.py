@@ -296,3 +296,39 @@ def test_outputs_match(actual: str, expected: str, same: bool) -> None:
 ])
 def test_values_match(actual: object, expected: object, same: bool) -> None:
     assert values_match(actual, expected, 1e-6) is same
+
+
+SELF_AWARE = '''
+import inspect
+import sys
+
+import solution as myself
+
+
+def f(x):
+    return [__name__, __spec__.name, __file__.endswith("/solution.py"),
+            myself is sys.modules[__name__], "def f(x):" in inspect.getsource(f), x]
+'''
+
+
+@pytest.mark.parametrize("replay", [True, False], ids=["replay", "check"])
+def test_the_solution_is_a_module_as_an_import_makes_it(sandbox: ProcessSandbox,
+                                                        replay: bool) -> None:
+    """The runner loads solution.py without the import system's finders: the module still
+    has its name, spec and file, can import itself, and its source can be read."""
+    test = ("def check(candidate):\n"
+            "    assert candidate(1) == ['solution', 'solution', True, True, True, 1]\n")
+    task = _task(test).model_copy(update={"reference": SELF_AWARE})
+    result = grade(task, {"solution.py": SELF_AWARE}, sandbox, timeout_s=2.0, replay=replay)
+    assert result.status == "success", result.reason
+
+
+@pytest.mark.parametrize("replay", [True, False], ids=["replay", "check"])
+def test_a_solution_that_fails_on_import_fails_every_test(sandbox: ProcessSandbox,
+                                                          replay: bool) -> None:
+    test = "def check(candidate):\n    assert candidate(1) == 1\n    assert candidate(2) == 2\n"
+    task = _task(test).model_copy(update={"reference": "def f(x):\n    return x\n"})
+    broken = "def f(x):\n    return x\n\nraise LookupError('no config')\n"
+    result = grade(task, {"solution.py": broken}, sandbox, timeout_s=2.0, replay=replay)
+    assert result.status == "runtime_error" and result.total == 2
+    assert "import failed: LookupError: no config" in (result.reason or "")

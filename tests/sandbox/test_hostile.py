@@ -151,7 +151,8 @@ def _copy_for_unprivileged(tree: Path) -> None:
     package = ROOT_DIR / "pytest_req2rank"
     shutil.copytree(package / "sandbox", tree / "pytest_req2rank" / "sandbox",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(package / "__init__.py", tree / "pytest_req2rank")
+    for top in package.glob("*.py"):  # __init__.py and the modules it imports
+        shutil.copy(top, tree / "pytest_req2rank")
     shutil.copytree(ROOT_DIR / "tests" / "sandbox", tree / "tests" / "sandbox",
                     ignore=shutil.ignore_patterns("__pycache__"))
     for name in DEPENDENCIES:
