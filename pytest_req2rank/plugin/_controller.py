@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +36,26 @@ class OutputPaths:
         self.store = store_path(settings, rootdir)
 
 
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+
+
+def import_report(*, single_threaded_blas: bool) -> None:
+    """Import the report machinery, numpy with it. ``single_threaded_blas`` (for a process
+    that runs no test, such as an xdist controller): OpenBLAS starts one thread per core at
+    load, which spun for ~0.15 s of the CPU the workers were using; the variable is read at
+    load and removed again, so nothing this process starts later inherits it."""
+    if "pytest_req2rank.report" in sys.modules:
+        return
+    pinned = single_threaded_blas and "numpy" not in sys.modules and BLAS_THREADS not in os.environ
+    if pinned:
+        os.environ[BLAS_THREADS] = "1"
+    try:
+        from .. import report  # noqa: F401 - imported for its side effect: loaded
+    finally:
+        if pinned:
+            del os.environ[BLAS_THREADS]
+
+
 def _absolute(path: Path, rootdir: Path) -> Path:
     path = path.expanduser()
     return path if path.is_absolute() else rootdir / path
@@ -48,6 +70,8 @@ class Controller:
     The store and the report machinery (sqlite-utils, numpy, the schema validator)
     are imported when the first item arrives: by then the workers have started,
     and a controller that imported them up front would delay every worker's start.
+    ``runs_tests`` is False on an xdist controller: it then loads numpy's BLAS
+    single-threaded (:func:`import_report`).
     """
 
     def __init__(
@@ -59,8 +83,10 @@ class Controller:
         *,
         baseline: tuple[Path, ResultsDocument] | None = None,
         finished: list[ItemResult] | None = None,
+        runs_tests: bool = True,
     ) -> None:
         self.settings = settings
+        self.runs_tests = runs_tests
         self.plan = plan
         self.paths = OutputPaths(settings, plan.run_id, rootdir)
         self.sandbox_info = sandbox_info
@@ -82,6 +108,7 @@ class Controller:
         self.items[item.item_id] = item
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
+        import_report(single_threaded_blas=not self.runs_tests)
         from ..report import append_qa, qa_record
 
         self._open_store().add_item(self.plan.run_id, item)

@@ -53,7 +53,8 @@ def configure_session(config: pytest.Config) -> None:
     _check_model(runner, [by_id[item_id].task_id for item_id in plan.item_ids])
     config.stash[RUNNER_KEY] = runner
     controller = Controller(settings, plan, config.rootpath, runner.sandbox.isolation,
-                            baseline=baseline, finished=finished)
+                            baseline=baseline, finished=finished,
+                            runs_tests=not config.pluginmanager.hasplugin("dsession"))
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,23 @@ def test_pytest_does_not_rewrite_the_plugins_own_modules(
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def _threads_after_report_import(single_threaded_blas: bool) -> tuple[int, bool]:
+    code = ("import os\nfrom pytest_req2rank.plugin._controller import import_report\n"
+            f"import_report(single_threaded_blas={single_threaded_blas})\nimport numpy\n"
+            "print(len(os.listdir('/proc/self/task')), 'OPENBLAS_NUM_THREADS' in os.environ)")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "GOTO_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env=env)
+    threads, leaked = done.stdout.split()
+    return int(threads), leaked == "True"
+
+
+def test_an_xdist_controller_loads_numpy_without_blas_threads() -> None:
+    """The controller runs no test: OpenBLAS's per-core threads would only take CPU from the
+    workers. The variable that pins them is not left for the processes it starts later."""
+    assert _threads_after_report_import(single_threaded_blas=True) == (1, False)
+    if (os.cpu_count() or 1) > 1:  # the count above means something only if this one differs
+        assert _threads_after_report_import(single_threaded_blas=False)[0] > 1
