@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -134,16 +136,31 @@ def unprivileged(listener: socket.socket) -> Iterator[dict[str, Any]]:
               "outside": f"{tempfile.gettempdir()}/r2r-escape-{uuid.uuid4().hex}",
               "host_pid": 0, "other_root": "", "as_root": False}
     driver = tree / "tests" / "sandbox" / "unprivileged_driver.py"
-    done = subprocess.run(
+    with _one_driver_at_a_time():
+        done = _run_driver(argv, driver, fields, tree)
+    if made is not None:
+        shutil.rmtree(made)
+    assert done.returncode == 0, done.stderr[-3000:]
+    yield {"report": json.loads(done.stdout), "fields": fields}
+
+
+@contextlib.contextmanager
+def _one_driver_at_a_time() -> Iterator[None]:
+    """Drivers of concurrent xdist workers share one uid, hence one process count: one's fork
+    bomb made the other's ``unshare`` fail to fork (EAGAIN). See README, Sandbox."""
+    with open(Path(tempfile.gettempdir()) / "r2r-unprivileged-driver.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _run_driver(argv: list[str], driver: Path, fields: dict[str, Any],
+                tree: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [*argv, "-S", str(driver), json.dumps(fields), *MODES], capture_output=True, text=True,
         timeout=300, check=False, cwd="/",
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{tree}:{tree / 'tests' / 'sandbox'}:{tree / 'deps'}",
              "R2R_TEST_SECRET": SECRET},
     )
-    if made is not None:
-        shutil.rmtree(made)
-    assert done.returncode == 0, done.stderr[-3000:]
-    yield {"report": json.loads(done.stdout), "fields": fields}
 
 
 def _copy_for_unprivileged(tree: Path) -> None:
