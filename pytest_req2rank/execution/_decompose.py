@@ -106,17 +106,17 @@ def plan_check(test: str) -> CheckPlan:
         return CheckPlan("candidate", [], {}, frozenset(), [], False, "no check(candidate)")
     param = check.args.args[0].arg
     assigned = assigned_names(tree)
-    builder = _Builder(param, assigned)
+    lines = split_lines(test)
+    builder = _Builder(param, assigned, lines)
     steps: list[PlanStep] = []
     shown: list[str] = []
     host: set[int] = set()
-    lines = split_lines(test)
     for stmt in check.body:
         original = textwrap.dedent(segment(lines, stmt))
         has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(stmt))
         index = len(shown) if has_assert else None
         try:
-            instrumented, decided = builder.statement(stmt, _fresh_copy(lines, stmt))
+            instrumented, decided = builder.statement(stmt)
         except _NotReplayable as exc:
             return CheckPlan(param, [], {}, frozenset(), [], False, str(exc))
         if index is not None:
@@ -149,8 +149,8 @@ class _NotReplayable(Exception):
 
 
 class _Builder:
-    def __init__(self, param: str, assigned: frozenset[str]) -> None:
-        self.param, self.assigned = param, assigned
+    def __init__(self, param: str, assigned: frozenset[str], lines: list[str]) -> None:
+        self.param, self.assigned, self.lines = param, assigned, lines
         self.asserts: dict[int, HostAssert] = {}
         self.sites = 0
         self.leaves = 0
@@ -162,9 +162,8 @@ class _Builder:
         self._free_nodes: dict[ast.AST, bool] = {}
         """Node → whether it is free of the candidate; the keys keep the nodes alive."""
 
-    def statement(self, stmt: ast.stmt, copy: ast.stmt) -> tuple[ast.stmt, bool]:
-        """The instrumented ``stmt`` and whether the host decides all of it;
-        ``copy`` is a tree of ``stmt`` of its own, which the instrumentation edits."""
+    def statement(self, stmt: ast.stmt) -> tuple[ast.stmt, bool]:
+        """The instrumented ``stmt`` (a new tree) and whether the host decides all of it."""
         decided = True
         calls_outside = False
         for node in ast.walk(stmt):
@@ -176,7 +175,7 @@ class _Builder:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call) and is_name(node.func, self.param):
                 self.passed |= {a.id for a in node.args if isinstance(a, ast.Name)}
-        new = _Rewriter(self).visit(copy)
+        new = _Rewriter(self).visit(_fresh_copy(self.lines, stmt))
         for node in outside_host_asserts(new):
             if isinstance(node, ast.Assert):
                 decided = False

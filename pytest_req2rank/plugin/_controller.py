@@ -7,12 +7,15 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..models import ItemResult
 from ..plan import RunPlan
 from ..settings import Settings
+
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 
 if TYPE_CHECKING:
     from ..report import ResultsDocument, RunSummary
@@ -36,24 +39,21 @@ class OutputPaths:
         self.store = store_path(settings, rootdir)
 
 
-BLAS_THREADS = "OPENBLAS_NUM_THREADS"
-
-
-def import_report(*, single_threaded_blas: bool) -> None:
-    """Import the report machinery, numpy with it. ``single_threaded_blas`` (for a process
-    that runs no test, such as an xdist controller): OpenBLAS starts one thread per core at
-    load, which spun for ~0.15 s of the CPU the workers were using; the variable is read at
-    load and removed again, so nothing this process starts later inherits it."""
-    if "pytest_req2rank.report" in sys.modules:
-        return
+def import_report(*, single_threaded_blas: bool) -> ModuleType:
+    """The report machinery, imported (numpy with it) on first use. ``single_threaded_blas``
+    (for a process that runs no test, such as an xdist controller): OpenBLAS starts one
+    thread per core at load, which spun for ~0.15 s of the CPU the workers were using; the
+    variable is read at load and removed again, so nothing this process starts later
+    inherits it."""
     pinned = single_threaded_blas and "numpy" not in sys.modules and BLAS_THREADS not in os.environ
     if pinned:
         os.environ[BLAS_THREADS] = "1"
     try:
-        from .. import report  # noqa: F401 - imported for its side effect: loaded
+        from .. import report
     finally:
         if pinned:
             del os.environ[BLAS_THREADS]
+    return report
 
 
 def _absolute(path: Path, rootdir: Path) -> Path:
@@ -108,14 +108,12 @@ class Controller:
         self.items[item.item_id] = item
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
-        import_report(single_threaded_blas=not self.runs_tests)
-        from ..report import append_qa, qa_record
-
+        report = import_report(single_threaded_blas=not self.runs_tests)
         self._open_store().add_item(self.plan.run_id, item)
-        append_qa(
+        report.append_qa(
             self.paths.qa_log,
-            qa_record(item, temperature=self.settings.temperature,
-                      max_new_tokens=self.settings.max_tokens),
+            report.qa_record(item, temperature=self.settings.temperature,
+                             max_new_tokens=self.settings.max_tokens),
         )
 
     def _open_store(self) -> Store:
