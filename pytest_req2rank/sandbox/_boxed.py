@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ._base import PYTHON, ExecOutcome, ExecRequest, Limits
-from ._bwrap import SANDBOX_ENV, WORK_DIR, find_bwrap, probe, usr_interpreter
+from ._bwrap import WORK_DIR, find_bwrap, probe, sandbox_env, usr_interpreter
 from ._files import PathEscape, check_path
 from ._forkserver import ForkServer, ServerFault
 from ._launch import UID_BASE, UID_SPAN
@@ -120,7 +120,7 @@ class BwrapRunner:
         payload = marshal.dumps({
             "files": {check_path(name): text for name, text in files.items()},
             "stdin": request.stdin.encode(), "argv": argv, "script": script,
-            "env": {**SANDBOX_ENV, "HOME": WORK_DIR},
+            "env": sandbox_env(WORK_DIR),  # what the server has: the child keeps it
         })
         return header, payload, modules
 

@@ -39,7 +39,13 @@ SANDBOX_ENV = {
     "OPENBLAS_NUM_THREADS": "1",
     "NUMEXPR_NUM_THREADS": "1",
 }
-"""The whole environment inside (plus ``HOME``, the execution's work directory)."""
+"""The whole environment inside, but for the work directory's variables (:func:`sandbox_env`)."""
+
+
+def sandbox_env(home: str) -> dict[str, str]:
+    """The whole environment of an execution whose work directory (and cwd) is ``home``:
+    nothing of the user's shell."""
+    return {**SANDBOX_ENV, "HOME": home, "PWD": home}
 
 
 def find_bwrap() -> str | None:

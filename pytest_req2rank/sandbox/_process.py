@@ -16,8 +16,9 @@ from typing import Literal
 
 from ._base import ExecOutcome, ExecRequest, Sandbox
 from ._boxed import BwrapRunner
+from ._bwrap import sandbox_env
 from ._files import PathEscape
-from ._spawn import SpawnRunner, sandbox_env
+from ._spawn import SpawnRunner
 
 Mode = Literal["auto", "forkserver", "bwrap", "unshare", "rlimits"]
 MODES: tuple[Mode, ...] = ("auto", "forkserver", "bwrap", "unshare", "rlimits")

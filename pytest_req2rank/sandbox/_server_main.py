@@ -9,6 +9,8 @@ in its own memory, which every later child inherits: the payload is spliced from
 the pipe into a memfd that only the child reads, and the outputs go from the
 child's memfds back to the pipe with ``sendfile``. The helper modules (``modules``,
 the host's own code) are imported once, so that every child finds them loaded.
+Whatever the server imports or runs, every child pays for in copy-on-write page
+faults; ``threading`` in particular stays out (its at-fork hook runs in every child).
 
 The child lays the files out in the work directory ``/sandbox`` (a tmpfs of the
 sandbox's own) before it drops to the execution's rlimits. Being pid 1 of its pid
@@ -26,6 +28,7 @@ starts a fresh sandbox.
 
 from __future__ import annotations
 
+import _signal
 import atexit
 import builtins
 import ctypes
@@ -37,7 +40,6 @@ import select
 import signal
 import stat
 import sys
-import threading
 import time
 import traceback
 from typing import Any
@@ -59,6 +61,13 @@ _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _warm: dict[str, str] = {}
 """Helper modules imported into this interpreter, by name, with their source."""
+_environ: dict[str, str] = {}
+"""The server's own environment: a child whose execution asks for the same keeps it."""
+_stdio: list[Any] = []
+"""``sys.stdin``, ``sys.stdout`` and ``sys.stderr`` for the children, made once."""
+_ipc_info = (ctypes.c_int * 16)()
+"""The buffer of the ``*_INFO`` queries (``struct shm_info``, ``seminfo``, ``msginfo``)."""
+_SHM_INFO, _SEM_INFO, _MSG_INFO = 14, 19, 12
 
 
 def preload() -> None:
@@ -75,6 +84,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if not once:
         preload()
+    _environ.update(os.environ)
+    _stdio.extend(stdio())
     os.write(1, b'{"ready": true}\n')
     while True:
         size = read_exact(HEADER_DIGITS)
@@ -83,6 +94,29 @@ def main() -> None:
         serve(json.loads(read_exact(int(size))))
         if once:
             return
+
+
+def stdio() -> tuple[Any, ...]:
+    """stdin, stdout and stderr as ``python script.py`` makes them when the three are regular
+    files: with this interpreter's own settings, made while fds 0-2 briefly point at an
+    empty file, so that they see one."""
+    saved = [os.dup(fd) for fd in (0, 1, 2)]
+    scratch = os.memfd_create("stdio")
+    try:
+        for fd in (0, 1, 2):
+            os.dup2(scratch, fd)
+        made = tuple(open(fd, mode, encoding=own.encoding, errors=own.errors,  # noqa: SIM115
+                          closefd=False, buffering=1 if own.line_buffering else -1)
+                     for fd, mode, own in ((0, "r", sys.stdin), (1, "w", sys.stdout),
+                                           (2, "w", sys.stderr)))
+    finally:
+        for fd, copy in zip((0, 1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(scratch)
+    for stream, name in zip(made, ("<stdin>", "<stdout>", "<stderr>")):
+        stream.buffer.raw.name = name
+    return made
 
 
 def read_exact(count: int) -> bytes:
@@ -228,6 +262,8 @@ def clean() -> None:
     """Empty the scratch directories and remove System V IPC objects; raises if it cannot."""
     for directory in SCRATCH:
         empty(directory)
+    if not ipc_in_use():
+        return
     for kind in IPC_KINDS:
         with open(f"/proc/sysvipc/{kind}", encoding="ascii") as table:
             rows = table.read().splitlines()[1:]
@@ -237,6 +273,18 @@ def clean() -> None:
                     getattr(_LIBC, f"{kind}ctl")(ident, _IPC_RMID, None))
             if done != 0:
                 raise OSError(ctypes.get_errno(), f"cannot remove {kind} {ident}")
+
+
+def ipc_in_use() -> bool:
+    """Whether the namespace holds any System V IPC object: three queries of the kernel's
+    counts, cheaper than reading ``/proc/sysvipc``."""
+    info = _ipc_info
+    for query, args, count in ((_LIBC.shmctl, (0, _SHM_INFO), 0),  # shm_info.used_ids
+                               (_LIBC.msgctl, (0, _MSG_INFO), 0),  # msginfo.msgpool
+                               (_LIBC.semctl, (0, 0, _SEM_INFO), 7)):  # seminfo.semusz
+        if query(*args, info) < 0 or info[count]:
+            return True
+    return False
 
 
 def empty(top: str) -> None:
@@ -293,9 +341,10 @@ def child(header: dict[str, Any], fds: list[int], report: int) -> None:
         if ceiling != resource.RLIM_INFINITY:
             value, hard = min(value, ceiling), min(hard, ceiling)
         resource.setrlimit(which, (value, hard))
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    os.environ.clear()
-    os.environ.update(payload["env"])
+    _signal.signal(signal.SIGINT, signal.default_int_handler)  # signal.signal costs an Enum lookup
+    if payload["env"] != _environ:
+        os.environ.clear()
+        os.environ.update(payload["env"])
     for fd, target in zip((stdin, fds[1], fds[2]), (0, 1, 2)):
         os.dup2(fd, target)
     os.write(report, b"K")
@@ -303,10 +352,9 @@ def child(header: dict[str, Any], fds: list[int], report: int) -> None:
     argv = payload["argv"]
     if payload["script"] is None:
         os.execv(argv[0], argv)
-    sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)
-    sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)
-    sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace",
-                                       closefd=False, buffering=1)
+    sys.stdin = sys.__stdin__ = _stdio[0]
+    sys.stdout = sys.__stdout__ = _stdio[1]
+    sys.stderr = sys.__stderr__ = _stdio[2]
     sys.argv = argv[1:]
     sys.path[0] = WORK
     os._exit(run_script(payload["script"]))
@@ -346,7 +394,9 @@ def run_script(path: str) -> int:
         traceback.print_exception(exc)
         code = 1
     try:
-        threading._shutdown()  # type: ignore[attr-defined]
+        threading = sys.modules.get("threading")  # as at interpreter exit: only if imported
+        if threading is not None:
+            threading._shutdown()  # type: ignore[attr-defined]
         atexit._run_exitfuncs()
         sys.stdout.flush()
         sys.stderr.flush()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from ._base import PYTHON, ExecOutcome, ExecRequest, Limits
-from ._bwrap import SANDBOX_ENV
+from ._bwrap import sandbox_env
 from ._files import PathEscape, check_path, lay_out, read_back, read_head, read_tail, remove_tree
 from ._launch import Launcher, detect_launcher, launcher_failed, trial_run
 
@@ -27,11 +27,6 @@ _MB = 1024 * 1024
 _UNSHARE_SIGKILL = "unshare: sigprocmask unblock failed: Invalid argument\n"
 """What util-linux 2.38 ``unshare`` says (exit 1) when its child died of SIGKILL, a signal it
 cannot re-raise on itself. Forging it gains nothing: both readings are a runtime error."""
-
-
-def sandbox_env(home: str) -> dict[str, str]:
-    """The whole environment of an execution: nothing of the user's shell."""
-    return {**SANDBOX_ENV, "HOME": home}
 
 
 class SpawnRunner:

@@ -245,19 +245,31 @@ ATTACKS = [
 ]
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 
-SHM_KEY = 0x52325232
-_SHMGET = f"__import__('ctypes').CDLL(None).shmget({SHM_KEY}, 4096, "
-LEAVE = ("import os\nhome = os.getcwd()\nopen('secret.txt', 'w').write('s3cret')\nopen('/tmp/leak', 'w').write('x')\n"
+IPC_KEY = 0x52325232
+
+
+def ipc_get(flags: str) -> tuple[str, str, str]:
+    """Python source (``lib`` is the C library): the id of the System V shared memory
+    segment, semaphore set and message queue of ``IPC_KEY`` (-1 when there is none),
+    creating it with ``flags``."""
+    return (f"lib.shmget({IPC_KEY}, 4096, {flags})", f"lib.semget({IPC_KEY}, 1, {flags})",
+            f"lib.msgget({IPC_KEY}, {flags})")
+
+
+LEAVE = ("import os\nlib = __import__('ctypes').CDLL(None)\nhome = os.getcwd()\n"
+         "open('secret.txt', 'w').write('s3cret')\nopen('/tmp/leak', 'w').write('x')\n"
          "open('/dev/shm/leak', 'w').write('x')\nos.makedirs('locked/inner')\n"
          "open('locked/inner/f', 'w').write('x')\nos.chmod('locked/inner', 0o500)\n"
          "os.chmod('locked', 0)\nos.mkdir('deep')\nos.chdir('deep')\nfor _ in range(300):\n"
          "    os.mkdir('d')\n    os.chdir('d')\nopen('f', 'w').write('x')\nos.chdir(home)\n"
-         f"assert {_SHMGET}0o1600) >= 0\n"
+         f"assert min({', '.join(ipc_get('0o1600'))}) >= 0\n"
          "print(os.getcwd())\n")
-PEEK = ("import os, sys\nfound = []\nfor path in (sys.argv[1] + '/secret.txt', '/tmp/leak', "
+PEEK = ("import os, sys\nlib = __import__('ctypes').CDLL(None)\nfound = []\n"
+        "for path in (sys.argv[1] + '/secret.txt', '/tmp/leak', "
         "'/dev/shm/leak', sys.argv[1] + '/locked/inner/f'):\n"
         "    try:\n        found.append(open(path).read())\n    except OSError:\n        pass\n"
-        f"print(found, {_SHMGET}0) >= 0, sorted(os.listdir('.')))\n")
+        f"print(found, ''.join(str(int(i >= 0)) for i in [{', '.join(ipc_get('0'))}]), "
+        "sorted(os.listdir('.')))\n")
 """An earlier run leaves files (in directories it made unreadable, and 300 levels deep), a
-System V shared memory segment; a later run looks for all of it and lists its own work
-directory."""
+System V shared memory segment, semaphore set and message queue; a later run looks for all
+of it and lists its own work directory."""

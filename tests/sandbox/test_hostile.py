@@ -22,7 +22,7 @@ import pytest
 from pytest_req2rank.sandbox import PYTHON, ExecRequest, ProcessSandbox
 from pytest_req2rank.sandbox._bwrap import usr_interpreter
 
-from .hostile import ATTACKS, LEAVE, PEEK, Attack, Context, request, result
+from .hostile import ATTACKS, LEAVE, PEEK, Attack, Context, ipc_get, request, result
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
 MODES = ("forkserver", "bwrap", "unshare")
@@ -111,9 +111,24 @@ def test_an_execution_cannot_read_an_earlier_ones_files(mode: str, boxes: dict[s
     peek = box.run(ExecRequest(files={"main.py": PEEK},
                                argv=(PYTHON, "main.py", first.stdout.strip())))
     assert peek.exit_code == 0, peek.stderr
-    found, shared_memory, listing = peek.stdout.strip().split(" ", 2)
-    assert (found, shared_memory, eval(listing)) == ("[]", "False", ["main.py"]), peek
+    found, ipc_objects, listing = peek.stdout.strip().split(" ", 2)
+    assert (found, ipc_objects, eval(listing)) == ("[]", "000", ["main.py"]), peek
     assert server_starts(box) == starts, "cleaning up ended the fork-server"
+
+
+@pytest.mark.parametrize("kind", range(3), ids=("shm", "sem", "msg"))
+def test_each_kind_of_ipc_object_is_removed(kind: int, boxes: dict[str, Any]) -> None:
+    """The server checks the kernel's count of each kind before it looks for objects."""
+    box = boxes["forkserver"]
+    if isinstance(box, str):
+        pytest.skip(f"no fork-server here: {box}")
+    lib = "lib = __import__('ctypes').CDLL(None)\n"
+    made = box.run(ExecRequest(files={"main.py": f"{lib}assert {ipc_get('0o1600')[kind]} >= 0\n"},
+                               argv=(PYTHON, "main.py")))
+    assert made.exit_code == 0, made.stderr
+    peek = box.run(ExecRequest(files={"main.py": f"{lib}print({ipc_get('0')[kind]})\n"},
+                               argv=(PYTHON, "main.py")))
+    assert peek.stdout == "-1\n", peek
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -57,10 +58,33 @@ def test_environment_is_empty_and_deterministic(sandbox: ProcessSandbox,
     assert "sk-secret" not in outcome.stdout and "OPENAI_API_KEY" not in outcome.stdout
     names, values = outcome.stdout.splitlines()
     assert eval(names) == sorted([
-        "PATH", "HOME", "LANG", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+        "PATH", "HOME", "PWD", "LANG", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
         "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
     ])
     assert values == "UTC 0 0 True"
+
+
+STDIO = ("import os, sys\nstreams = (sys.stdin, sys.stdout, sys.stderr)\n"
+         "print(repr(sys.stdin.read()), [(s.name, s.encoding, s.errors, s.line_buffering, "
+         "s.seekable(), s.fileno()) for s in streams], streams == (sys.__stdin__, "
+         "sys.__stdout__, sys.__stderr__))\nprint('buffered', end='')\nsys.stdout.flush()\n"
+         "os.write(1, b'|raw|')\nprint('after')\nprint('e1', file=sys.stderr)\n"
+         "os.write(2, b'e2')\n")
+
+
+def test_standard_streams_are_a_fresh_interpreters(sandbox: ProcessSandbox) -> None:
+    """The fork-server's children get stdio made once in the server; they must be what
+    ``python main.py`` with files as its stdio has (the unshare mode runs one)."""
+    outcome = run(sandbox, STDIO, stdin="h\u00e9llo")
+    assert outcome.stdout.endswith("\nbuffered|raw|after\n") and outcome.stderr == "e1\ne2"
+    assert outcome.stdout.startswith("'h\u00e9llo' [('<stdin>', 'utf-8', "), outcome.stdout
+    try:
+        fresh = ProcessSandbox(mode="unshare")
+    except OSError as exc:
+        pytest.skip(f"no fresh interpreter to compare with: {exc}")
+    with fresh:
+        assert run(fresh, STDIO, stdin="h\u00e9llo") == outcome.model_copy(
+            update={"duration_s": ANY})
 
 
 def test_work_directory_is_fresh_and_removed(sandbox: ProcessSandbox) -> None:
