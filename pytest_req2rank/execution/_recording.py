@@ -19,6 +19,7 @@ import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -143,9 +144,15 @@ class ReferenceCache:
 
 
 def _key(task: Task) -> str:
-    parts = [FORMAT, *(runner_source(name) for name in SOURCES), task.prompt, task.reference,
-             task.entry_point, task.test]
+    parts = [_runner_digest(), task.prompt, task.reference, task.entry_point, task.test]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
+
+
+@cache
+def _runner_digest() -> str:
+    """What a recording depends on besides its task: the format and the runner's sources."""
+    parts = [FORMAT, *(runner_source(name) for name in SOURCES)]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
 def _record(task: Task, plan: CheckPlan, sandbox: Sandbox,

@@ -75,11 +75,11 @@ def replay_grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout
             status, detail = missing_verdict(outcome)
             verdicts.append(TestOutcome(**base, status=status, detail=detail))
             continue
-        values = _returned(record, test)
+        values = _returned(record, test, base)
         if isinstance(values, TestOutcome):
-            verdicts.append(values.model_copy(update=base))
+            verdicts.append(values)
         elif index in plan.host_tests:
-            verdicts.append(_host_verdict(plan, test, values).model_copy(update=base))
+            verdicts.append(_host_verdict(plan, test, values, base))
         else:
             verdicts.append(None)
             returned[index] = values
@@ -99,8 +99,10 @@ def replay_grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout
     return tests, duration
 
 
-def _returned(record: dict[str, Any], test: RecordedTest) -> list[Any] | TestOutcome:
-    """The candidate's decoded outputs for every call of the test, or the test's failure."""
+def _returned(record: dict[str, Any], test: RecordedTest,
+              base: dict[str, Any]) -> list[Any] | TestOutcome:
+    """The candidate's decoded outputs for every call of the test, or the test's failure
+    (``base``: its name and input)."""
     status = str(record.get("status"))
     detail = _text(record.get("detail"))
     if status != "pass":
@@ -110,34 +112,35 @@ def _returned(record: dict[str, Any], test: RecordedTest) -> list[Any] | TestOut
             status, "runtime_error")
         if status == "nonplain":
             detail = detail or "returned a non-plain value"
-        return TestOutcome(name="", status=verdict, detail=detail[:SHOWN_CHARS * 4])
+        return TestOutcome(**base, status=verdict, detail=detail[:SHOWN_CHARS * 4])
     outputs = record.get("o")
     if type(outputs) is not list or len(outputs) != len(test.calls):
-        return TestOutcome(name="", status="runtime_error",
+        return TestOutcome(**base, status="runtime_error",
                            detail="the run did not report every call of this test")
     try:
         return [decode_plain(value) for value in outputs]
     except NotPlain as exc:
-        return TestOutcome(name="", status="wrong_answer",
+        return TestOutcome(**base, status="wrong_answer",
                            detail=f"returned a non-plain value ({exc})")
 
 
-def _host_verdict(plan: CheckPlan, test: RecordedTest, values: list[Any]) -> TestOutcome:
+def _host_verdict(plan: CheckPlan, test: RecordedTest, values: list[Any],
+                  base: dict[str, Any]) -> TestOutcome:
     for instance in test.instances:
         sites = {site: values[call] for site, call in instance.sites.items()}
         host = plan.asserts[instance.key]
         try:
             holds = evaluate(host, sites, instance.leaves)
         except HostEvalError as exc:
-            return TestOutcome(name="", status="runtime_error", detail=str(exc))
+            return TestOutcome(**base, status="runtime_error", detail=str(exc))
         if not holds:
             calls = sorted(instance.sites.values())
             return TestOutcome(
-                name="", status="wrong_answer", detail=f"assertion failed: assert {host.source}"
+                **base, status="wrong_answer", detail=f"assertion failed: assert {host.source}"
                 [:SHOWN_CHARS],
                 actual=show(values[calls[0]]) if calls else None,
                 expected=show(test.calls[calls[0]].expected) if calls else None)
-    return TestOutcome(name="", status="success")
+    return TestOutcome(**base, status="success")
 
 
 def _checker(task: Task, plan: CheckPlan, recording: Recording, returned: dict[int, list[Any]],
