@@ -50,6 +50,7 @@ class BwrapRunner:
         self.servers: list[ForkServer] = []
         self._idle: list[ForkServer] = []
         self._changed = threading.Condition()
+        self._prestarting = False
 
     @property
     def mode(self) -> str:
@@ -88,18 +89,23 @@ class BwrapRunner:
             return ExecOutcome(error=f"the fork-server sent a malformed reply: {exc}")
 
     def prestart(self) -> None:
-        """Start one fork-server on a background thread (no-op with ``once``): it is idle
-        and warm when the first execution asks for one."""
-        if self.once:
-            return
+        """Start one fork-server on a background thread (no-op with ``once`` or when one
+        exists): it is warm when the first execution asks for one, and an execution that
+        asks while it starts waits for it rather than starting another."""
+        with self._changed:
+            if self.once or self.servers:
+                return
+            server = self._new_server()
+            self._prestarting = True
 
         def start() -> None:
-            server = self._acquire()
             try:
                 server.start()
             except (ServerFault, OSError):
                 pass  # the first execution starts it again and reports why it cannot
             finally:
+                with self._changed:
+                    self._prestarting = False
                 self._release(server)
 
         threading.Thread(target=start, name="r2r-forkserver-prestart", daemon=True).start()
@@ -137,14 +143,18 @@ class BwrapRunner:
 
     def _acquire(self) -> ForkServer:
         with self._changed:
-            while not self._idle and len(self.servers) >= self.size:
+            while not self._idle and (self._prestarting or len(self.servers) >= self.size):
                 self._changed.wait()
             if self._idle:
                 return self._idle.pop()
-            server = ForkServer(self.bwrap, self.interpreter, self._uid(),
-                                self.logs / f"server-{len(self.servers)}.log", once=self.once)
-            self.servers.append(server)
-            return server
+            return self._new_server()
+
+    def _new_server(self) -> ForkServer:
+        """A new server, counted in :attr:`servers` (the caller holds the lock)."""
+        server = ForkServer(self.bwrap, self.interpreter, self._uid(),
+                            self.logs / f"server-{len(self.servers)}.log", once=self.once)
+        self.servers.append(server)
+        return server
 
     def _release(self, server: ForkServer) -> None:
         with self._changed:

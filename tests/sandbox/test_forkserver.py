@@ -149,6 +149,15 @@ def test_prestart_leaves_one_warm_server_for_the_first_run() -> None:
         assert [s.starts for s in runner.servers] == [1]  # type: ignore[union-attr]
 
 
+def test_a_run_during_prestart_waits_for_that_server() -> None:
+    """As in an xdist worker: the first item asks for a server while it still starts."""
+    with forkserver(servers=2) as sandbox:
+        sandbox.prestart()
+        sandbox.prestart()  # a second call while one starts changes nothing
+        assert run(sandbox, "print(1)").stdout == "1\n"
+        assert [s.starts for s in sandbox._runner.servers] == [1]  # type: ignore[union-attr]
+
+
 def test_prestart_of_a_server_that_cannot_start_leaves_the_error_to_the_run() -> None:
     with forkserver(servers=1) as broken:
         broken._runner.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
