@@ -149,6 +149,16 @@ def test_prestart_leaves_one_warm_server_for_the_first_run() -> None:
         assert [s.starts for s in runner.servers] == [1]  # type: ignore[union-attr]
 
 
+def test_an_execution_sees_only_the_server_and_itself(box: ProcessSandbox) -> None:
+    """No process of an earlier execution is left, whether or not helper modules came."""
+    code = ("import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()) "
+            "== [1, os.getpid()])\n")
+    assert run(box, code).stdout == "True\n"
+    assert run(box, code, modules={"r2r_fresh": "VALUE = 1\n"}).stdout == "True\n"
+    again = run(box, f"import r2r_fresh\n{code}", modules={"r2r_fresh": "VALUE = 1\n"})
+    assert again.stdout == "True\n", again
+
+
 def test_a_run_during_prestart_waits_for_that_server() -> None:
     """As in an xdist worker: the first item asks for a server while it still starts."""
     with forkserver(servers=2) as sandbox:
