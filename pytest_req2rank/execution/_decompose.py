@@ -67,15 +67,19 @@ class HostAssert:
 
 @dataclass(frozen=True)
 class PlanStep:
-    """One top-level statement of ``check``, instrumented; ``test`` is its test index, if any."""
+    """One top-level statement of ``check``, instrumented; ``test`` is its test index, if any.
+    A step read back from :func:`plan_data` has its source and no tree."""
 
-    tree: ast.stmt
+    tree: ast.stmt | None
     test: int | None
+    unparsed: str | None = None
 
     @cached_property
     def source(self) -> str:
         """The instrumented statement as source (only recording and checker runs need it)."""
-        return ast.unparse(self.tree)
+        if self.unparsed is not None:
+            return self.unparsed
+        return ast.unparse(self.tree)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -127,6 +131,51 @@ def plan_check(test: str) -> CheckPlan:
     if not shown:
         return CheckPlan(param, [], {}, frozenset(), [], False, "check() holds no assert")
     return CheckPlan(param, steps, builder.asserts, frozenset(host), shown, True)
+
+
+def plan_data(plan: CheckPlan) -> dict[str, Any] | None:
+    """``plan`` as JSON data for :func:`plan_from_data`; None when it would not read back the
+    same: an assert whose source parses to another tree, or a literal ``repr`` loses."""
+    asserts: dict[str, Any] = {}
+    for key, host in plan.asserts.items():
+        source = ast.unparse(host.expr)
+        if ast.dump(ast.parse(source, mode="eval").body) != ast.dump(host.expr):
+            return None
+        order = {id(node): index for index, node in enumerate(ast.walk(host.expr))}
+        nodes = []
+        for node_id, node in host.nodes.items():
+            value = repr(node.value)
+            if node_id not in order or not _reads_back(value, node.value):
+                return None
+            nodes.append([order[node_id], node.kind, node.key, value])
+        asserts[str(key)] = {"expr": source, "nodes": nodes}
+    return {"param": plan.param, "steps": [[step.source, step.test] for step in plan.steps],
+            "asserts": asserts, "host_tests": sorted(plan.host_tests), "shown": plan.shown,
+            "replayable": plan.replayable, "why_not": plan.why_not}
+
+
+def plan_from_data(data: dict[str, Any]) -> CheckPlan:
+    """The plan :func:`plan_data` wrote; raises ``KeyError``, ``TypeError``, ``ValueError``
+    or ``SyntaxError`` for data it did not write."""
+    asserts: dict[int, HostAssert] = {}
+    for key, item in data["asserts"].items():
+        expr = ast.parse(item["expr"], mode="eval").body
+        walked = list(ast.walk(expr))
+        nodes = {id(walked[index]): Node(kind, node_key, ast.literal_eval(value))
+                 for index, kind, node_key, value in item["nodes"]}
+        asserts[int(key)] = HostAssert(expr, nodes)
+    steps = [PlanStep(None, test, str(source)) for source, test in data["steps"]]
+    return CheckPlan(str(data["param"]), steps, asserts, frozenset(data["host_tests"]),
+                     [str(text) for text in data["shown"]], bool(data["replayable"]),
+                     str(data["why_not"]))
+
+
+def _reads_back(text: str, value: Any) -> bool:
+    try:
+        again = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return type(again) is type(value) and again == value
 
 
 def _fresh_copy(lines: list[str], stmt: ast.stmt) -> ast.stmt:

@@ -20,7 +20,7 @@ from typing import Any
 from ..models import Task, TestOutcome, TestStatus
 from ..sandbox import Limits, Sandbox
 from ._compare import NotPlain, decode_plain
-from ._decompose import CheckPlan, plan_check
+from ._decompose import CheckPlan
 from ._harness import (
     SHOWN_CHARS,
     duration_of,
@@ -48,7 +48,7 @@ def replay_grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout
                  timeout_factor: float, cache: ReferenceCache) -> tuple[list[TestOutcome],
                                                                         float] | None:
     """The tests' outcomes and the sandbox time, or None when the task cannot be replayed."""
-    plan = plan_check(task.test or "")
+    plan = cache.plan(task.test or "")
     if not plan.replayable or not task.entry_point:
         return None
     recording = cache.recording(task, plan, sandbox, timeout_s=timeout_s)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import ast
+import json
 import math
 
 import pytest
 
 from pytest_req2rank.execution._ast_tools import segment, split_lines
 from pytest_req2rank.execution._compare import NotPlain, decode_plain
-from pytest_req2rank.execution._decompose import plan_check
+from pytest_req2rank.execution._decompose import HostAssert, plan_check, plan_data, plan_from_data
 from pytest_req2rank.execution._hosteval import HostEvalError, evaluate, loose_equal
 from pytest_req2rank.suites import load_humaneval
 
@@ -78,6 +79,27 @@ def test_humaneval_decomposition_figures() -> None:
     host = sum(len(plan.host_tests) for plan in plans)
     fully = sum(len(plan.host_tests) == plan.tests for plan in plans)
     assert (tests, host, fully) == (1181, 1180, 163)
+
+
+def test_every_humaneval_plan_reads_back_the_same() -> None:
+    """What :class:`ReferenceCache` writes to disk and reads back in a later run."""
+    for task in load_humaneval():
+        plan = plan_check(task.test or "")
+        data = plan_data(plan)
+        assert data is not None, task.task_id
+        again = plan_from_data(json.loads(json.dumps(data)))
+        assert [(s.source, s.test) for s in again.steps] == [(s.source, s.test) for s in plan.steps]
+        assert (again.param, again.host_tests, again.shown, again.replayable) == (
+            plan.param, plan.host_tests, plan.shown, plan.replayable)
+        assert again.asserts.keys() == plan.asserts.keys()
+        for key, host in plan.asserts.items():
+            assert ast.dump(again.asserts[key].expr) == ast.dump(host.expr)
+            assert _special_nodes(again.asserts[key]) == _special_nodes(host), task.task_id
+
+
+def _special_nodes(host: HostAssert) -> list[tuple[int, str, int, object]]:
+    order = {id(node): index for index, node in enumerate(ast.walk(host.expr))}
+    return sorted((order[i], n.kind, n.key, repr(n.value)) for i, n in host.nodes.items())
 
 
 def _host(line: str, *values: object) -> bool:

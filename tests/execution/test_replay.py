@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_req2rank.execution import grade, grade_probes
+from pytest_req2rank.execution import _recording, grade, grade_probes
 from pytest_req2rank.execution._recording import CACHE_ENV, ReferenceCache, default_directory
 from pytest_req2rank.models import Probe, Task
 from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
@@ -258,7 +258,7 @@ def test_recordings_are_cached_on_disk(box: ProcessSandbox, tmp_path: Path) -> N
     assert _grade(first, REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
     assert _grade(second, REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
     assert first.modes() == ["record", "calls"] and second.modes() == ["calls"]
-    assert len(list(tmp_path.glob("*.json"))) == 1
+    assert len(_recordings(tmp_path)) == 1 and len(list(tmp_path.glob("plan-*.json"))) == 1
 
 
 def test_a_failed_reference_run_is_not_kept_on_disk(box: ProcessSandbox, tmp_path: Path) -> None:
@@ -266,7 +266,36 @@ def test_a_failed_reference_run_is_not_kept_on_disk(box: ProcessSandbox, tmp_pat
     _grade(Spy(box), REFERENCE, task, reference_cache=ReferenceCache(tmp_path))
     again = Spy(box)
     _grade(again, REFERENCE, task, reference_cache=ReferenceCache(tmp_path))
-    assert list(tmp_path.glob("*.json")) == [] and again.modes()[0] == "record"
+    assert _recordings(tmp_path) == [] and again.modes()[0] == "record"
+
+
+def _recordings(directory: Path) -> list[Path]:
+    return [path for path in directory.glob("*.json") if not path.name.startswith("plan-")]
+
+
+def test_plans_are_read_back_from_disk(box: ProcessSandbox, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _grade(Spy(box), REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
+
+    def no_building(test: str) -> None:
+        raise AssertionError("the plan was built again")
+
+    monkeypatch.setattr(_recording, "plan_check", no_building)
+    read_back = ReferenceCache(tmp_path)
+    assert _grade(Spy(box), "def f(x):\n    return x\n",
+                  reference_cache=read_back).status == "wrong_answer"
+    [plan_file] = tmp_path.glob("plan-*.json")
+    plan_file.write_text('{"format": 1, "raw": {"asserts": {"0": {"expr": "(("}}}')
+    monkeypatch.undo()
+    assert _grade(Spy(box), REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
+
+
+def test_a_plan_that_would_not_read_back_the_same_is_not_written(box: ProcessSandbox,
+                                                                 tmp_path: Path) -> None:
+    task = _task(test="def check(candidate):\n    assert candidate(1) < 1e999\n")  # inf
+    assert _grade(Spy(box), REFERENCE, task,
+                  reference_cache=ReferenceCache(tmp_path)).status == "success"
+    assert list(tmp_path.glob("plan-*.json")) == [] and len(_recordings(tmp_path)) == 1
 
 
 def test_the_default_cache_directory(box: ProcessSandbox, tmp_path: Path) -> None:
