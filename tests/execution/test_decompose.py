@@ -97,6 +97,17 @@ def test_every_humaneval_plan_reads_back_the_same() -> None:
             assert _special_nodes(again.asserts[key]) == _special_nodes(host), task.task_id
 
 
+def test_a_plan_whose_assert_parses_back_to_another_tree_is_not_written() -> None:
+    plan = plan_check.__wrapped__(_check("assert candidate(1) == (1, 2)"))  # not the cached one
+    assert plan_data(plan) is not None
+    [host] = plan.asserts.values()
+    compared = host.expr.comparators[0]  # type: ignore[attr-defined]
+    folded = ast.Constant(value=(1, 2))  # unparses as "(1, 2)", which parses to a Tuple
+    host.expr.comparators[0] = folded  # type: ignore[attr-defined]
+    host.nodes[id(folded)] = host.nodes.pop(id(compared))
+    assert plan_data(plan) is None
+
+
 def _special_nodes(host: HostAssert) -> list[tuple[int, str, int, object]]:
     order = {id(node): index for index, node in enumerate(ast.walk(host.expr))}
     return sorted((order[i], n.kind, n.key, repr(n.value)) for i, n in host.nodes.items())
