@@ -164,7 +164,7 @@ def main() -> None:
         if os.environ.get("PYTHONDONTWRITEBYTECODE"):
             print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
                   "an editable install from source and assert-rewrites the other plugins "
-                  "(xdist, anyio, pytest-timeout) again")
+                  "(xdist, pytest-timeout) again")
         with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
             whole_runs(Path(work), args.rounds, {})
         print()
