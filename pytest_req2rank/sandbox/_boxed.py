@@ -104,9 +104,10 @@ class BwrapRunner:
             except (ServerFault, OSError):
                 pass  # the first execution starts it again and reports why it cannot
             finally:
-                with self._changed:
+                with self._changed:  # every waiter: one takes it, another may start its own
                     self._prestarting = False
-                self._release(server)
+                    self._idle.append(server)
+                    self._changed.notify_all()
 
         threading.Thread(target=start, name="r2r-forkserver-prestart", daemon=True).start()
 
