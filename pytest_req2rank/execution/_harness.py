@@ -70,7 +70,6 @@ class Step:
 
 
 @cache
-@cache
 def runner_source(name: str = "_harness_runner.py") -> str:
     return Path(__file__).with_name(name).read_text(encoding="utf-8")
 

