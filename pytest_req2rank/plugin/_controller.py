@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -16,6 +17,8 @@ from ..plan import RunPlan
 from ..settings import Settings
 
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+STORE_SKIPS = ("numpy", "pandas")
+"""What sqlite-utils imports, when installed, only to map their scalar types to columns."""
 
 if TYPE_CHECKING:
     from ..report import ResultsDocument, RunSummary
@@ -39,21 +42,38 @@ class OutputPaths:
         self.store = store_path(settings, rootdir)
 
 
-def import_report(*, single_threaded_blas: bool) -> ModuleType:
-    """The report machinery, imported (numpy with it) on first use. ``single_threaded_blas``
-    (for a process that runs no test, such as an xdist controller): OpenBLAS starts one
-    thread per core at load, which spun for ~0.15 s of the CPU the workers were using; the
-    variable is read at load and removed again, so nothing this process starts later
+@contextmanager
+def single_threaded_blas(enabled: bool) -> Iterator[None]:
+    """Within it, numpy (if this is what first imports it) loads OpenBLAS with one thread.
+    For a process that runs no test, such as an xdist controller: OpenBLAS starts one
+    thread per core at load, which spun for ~0.15 s of the CPU the workers were using.
+    The variable is read at load and removed again, so nothing this process starts later
     inherits it."""
-    pinned = single_threaded_blas and "numpy" not in sys.modules and BLAS_THREADS not in os.environ
+    pinned = enabled and "numpy" not in sys.modules and BLAS_THREADS not in os.environ
     if pinned:
         os.environ[BLAS_THREADS] = "1"
     try:
-        from .. import report
+        yield
     finally:
         if pinned:
             del os.environ[BLAS_THREADS]
-    return report
+
+
+@contextmanager
+def without_modules(names: tuple[str, ...]) -> Iterator[None]:
+    """Within it, importing any of ``names`` that is not imported yet fails as if it were not
+    installed. For sqlite-utils on an xdist controller, which runs no test and whose store
+    writes only plain values: numpy alone cost it ~0.1-0.2 s of CPU while its workers waited
+    for their next items."""
+    hidden = [name for name in names if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # how Python marks "not importable"
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
 
 
 def _absolute(path: Path, rootdir: Path) -> Path:
@@ -67,11 +87,14 @@ class Controller:
     ``baseline`` is the results document of the run this one repeats (``--r2r-baseline``);
     ``finished`` are the items a resumed run had already finished.
 
-    The store and the report machinery (sqlite-utils, numpy, the schema validator)
-    are imported when the first item arrives: by then the workers have started,
-    and a controller that imported them up front would delay every worker's start.
-    ``runs_tests`` is False on an xdist controller: it then loads numpy's BLAS
-    single-threaded (:func:`import_report`).
+    The store and the report machinery (sqlite-utils, the schema validator) are
+    imported when the first item arrives: by then the workers have started, and a
+    controller that imported them up front would delay every worker's start. numpy
+    is imported only by the statistics that need it (bootstraps, judges' agreement),
+    at the end. ``runs_tests`` is False on an xdist controller: it then loads numpy's
+    BLAS single-threaded (:func:`single_threaded_blas`), and sqlite-utils without numpy
+    or pandas (:func:`without_modules`); a process that runs tests leaves both as they
+    are for the tests' sake.
     """
 
     def __init__(
@@ -108,7 +131,8 @@ class Controller:
         self.items[item.item_id] = item
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
-        report = import_report(single_threaded_blas=not self.runs_tests)
+        from .. import report
+
         self._open_store().add_item(self.plan.run_id, item)
         report.append_qa(
             self.paths.qa_log,
@@ -118,7 +142,8 @@ class Controller:
 
     def _open_store(self) -> Store:
         if self._store is None:
-            from ..store import Store
+            with without_modules(() if self.runs_tests else STORE_SKIPS):
+                from ..store import Store
 
             self._store = Store(self.paths.store)
             self._store.start_run(
@@ -136,6 +161,10 @@ class Controller:
         """Summarize, apply the gates and write the results JSON; ``None`` when no item ran."""
         if not self.items:
             return None
+        with single_threaded_blas(not self.runs_tests):
+            return self._finish(interrupted=interrupted)
+
+    def _finish(self, *, interrupted: bool) -> ResultsDocument:
         from ..report import InvalidResults, ResultsDocument, RunInfo, build_summary, write_results
 
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from typing import Any, Literal
 
@@ -88,6 +87,8 @@ class Provider(ABC):
 
     async def acomplete(self, request: CompletionRequest) -> Completion:
         """:meth:`complete` for asyncio callers; providers with native async override it."""
+        import asyncio  # loaded by whoever awaits this; a static run never does
+
         return await asyncio.to_thread(self.complete, request)
 
     def close(self) -> None:

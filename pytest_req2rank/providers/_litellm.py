@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 import time
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._base import Completion, CompletionRequest, Provider, ProviderConfigError
 from ._env import import_litellm
-from ._loop import run_sync, run_there
 from ._retry import RetryPolicy, Sleep, call_with_retries
 from ._usage import response_cost, response_text, token_counts
+
+if TYPE_CHECKING:
+    import asyncio
 
 FAKE_PREFIX = "fake/"
 # Grace on top of the request's own timeout, for providers that ignore it.
@@ -40,7 +41,7 @@ class LiteLLMProvider(Provider):
         self.api_base = api_base
         self.concurrency = concurrency
         self.policy = policy or RetryPolicy()
-        self._sleep: Sleep = sleep or asyncio.sleep
+        self._sleep = sleep
         self._semaphore: asyncio.Semaphore | None = None
         self._litellm: ModuleType | None = None
         self._ready_lock = threading.Lock()
@@ -98,13 +99,19 @@ class LiteLLMProvider(Provider):
         return kwargs
 
     def complete(self, request: CompletionRequest) -> Completion:
+        from ._loop import run_sync  # with asyncio, on the first call: a static run needs neither
+
         return run_sync(self._acomplete(request))
 
     async def acomplete(self, request: CompletionRequest) -> Completion:
         """Async :meth:`complete`, usable from any event loop."""
+        from ._loop import run_there
+
         return await run_there(self._acomplete(request))
 
     async def _acomplete(self, request: CompletionRequest) -> Completion:
+        import asyncio
+
         litellm = self._ensure_ready()
         self._register_fake()
         if self._semaphore is None:
@@ -118,7 +125,7 @@ class LiteLLMProvider(Provider):
                     return await litellm.acompletion(**kwargs)
 
         started = time.perf_counter()
-        done = await call_with_retries(attempt, policy=self.policy, sleep=self._sleep)
+        done = await call_with_retries(attempt, policy=self.policy, sleep=self._sleep or asyncio.sleep)
         latency = time.perf_counter() - started
         response = done.value
         prompt_tokens, completion_tokens = token_counts(response)

@@ -15,8 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
-
 from ..models import INFRA_STATUSES
 
 ERROR_DISTRIBUTION_STATUSES: tuple[str, ...] = (
@@ -38,10 +36,24 @@ def _rate(count: int, n: int) -> float | None:
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
-    """``np.percentile`` with its default linear interpolation, as the spec's code."""
+    """``np.percentile(values, q)`` as the spec's code calls it (linear interpolation), to the
+    last bit, in plain Python: a run's summary then needs no numpy, whose import cost a
+    controller ~0.2 s of CPU while the workers waited for their next items."""
     if not values:
         return None
-    return float(np.percentile(np.asarray(values, dtype=float), q))
+    ordered = sorted(float(value) for value in values)
+    if any(math.isnan(value) for value in ordered):
+        return math.nan
+    last = len(ordered) - 1
+    virtual = last * (q / 100)
+    below = math.floor(virtual)
+    if virtual >= last:  # numpy takes the last value, and its gamma from index -1
+        below, gamma = last, virtual + 1
+    else:
+        gamma = virtual - below
+    low, high = ordered[below], ordered[min(below + 1, last)]
+    step = high - low
+    return high - step * (1 - gamma) if gamma >= 0.5 else low + step * gamma
 
 
 def _mean(values: Sequence[float]) -> float | None:
