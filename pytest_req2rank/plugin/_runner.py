@@ -8,7 +8,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..execution import RunOptions, run_task
 from ..models import ItemResult, Task, Usage
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
@@ -16,6 +15,7 @@ from ..sandbox import Sandbox, create_sandbox
 from ..settings import Settings
 
 if TYPE_CHECKING:
+    from ..execution import RunOptions
     from ..generation import ProjectRequirement, Seed
     from ..judging import Judge, PanelConfig
     from ..store import Store
@@ -73,6 +73,8 @@ class Runner:
 
     @cached_property
     def options(self) -> RunOptions:
+        from ..execution import RunOptions
+
         return RunOptions(
             max_tokens=self.settings.max_tokens,
             temperature=self.settings.temperature,
@@ -129,6 +131,8 @@ class Runner:
                 return finished
         if task.form == "requirement":
             return self._evaluate_requirement(task)
+        from ..execution import run_task  # here: an xdist controller never grades
+
         return self._judged(run_task(task, self.provider, self.sandbox, self.options))
 
     def _evaluate_requirement(self, task: Task) -> ItemResult:
