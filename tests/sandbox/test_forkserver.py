@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -78,6 +79,38 @@ def test_a_dead_server_is_restarted(box: ProcessSandbox) -> None:
     server._proc.wait()  # a death noticed mid-request is an error the grader retries instead
     assert run(box, "print(2)").stdout == "2\n"
     assert server.starts == starts + 1
+
+
+def test_files_and_stdin_arrive_byte_for_byte(box: ProcessSandbox) -> None:
+    """In subdirectories, empty, non-ASCII, larger than a pipe; stdin can be read again from
+    its start."""
+    files = {"pkg/data/\u00fc.txt": "\u00fcn\u00ef\x00\n" * 50_000, "empty.txt": "",
+             "deep/a/b/c.txt": "c"}
+    stdin = "line one\n\u00df\n" + "x" * 200_000
+    code = ("import hashlib, sys\n"
+            f"for name in {sorted(files)!r}:\n"
+            "    data = open(name, 'rb').read()\n"
+            "    print(name, len(data), hashlib.sha256(data).hexdigest())\n"
+            "first = sys.stdin.read()\n"
+            "sys.stdin.seek(0)\n"
+            "print(len(first), first == sys.stdin.read(), hashlib.sha256(first.encode()).hexdigest())\n")
+    outcome = box.run(ExecRequest(files={"main.py": code, **files}, argv=(PYTHON, "main.py"),
+                                  stdin=stdin))
+    expected = [f"{name} {len(text.encode())} {hashlib.sha256(text.encode()).hexdigest()}"
+                for name, text in sorted(files.items())]
+    expected.append(f"{len(stdin)} True {hashlib.sha256(stdin.encode()).hexdigest()}")
+    assert outcome.stdout.splitlines() == expected, outcome.stderr
+
+
+def test_files_that_cannot_be_laid_out_are_a_sandbox_error(box: ProcessSandbox) -> None:
+    """A file where a directory must go: the server reports it, empties the work directory
+    and serves the next execution."""
+    outcome = box.run(ExecRequest(files={"main.py": "print(1)", "a": "x", "a/b.txt": "y"},
+                                  argv=(PYTHON, "main.py")))
+    assert outcome.error is not None and outcome.error.startswith("the fork-server could not")
+    assert "FileExistsError" in outcome.error and "/sandbox/a" in outcome.error
+    listing = run(box, "import os\nprint(sorted(os.listdir('.')))")
+    assert listing.stdout == "['main.py']\n"
 
 
 def test_a_setup_failure_in_the_server_is_a_sandbox_error(
