@@ -41,7 +41,7 @@ class LiteLLMProvider(Provider):
         self.api_base = api_base
         self.concurrency = concurrency
         self.policy = policy or RetryPolicy()
-        self._sleep = sleep
+        self._sleep: Sleep | None = sleep
         self._semaphore: asyncio.Semaphore | None = None
         self._litellm: ModuleType | None = None
         self._ready_lock = threading.Lock()
