@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_req2rank.providers import CompletionRequest, LiteLLMProvider, ProviderError
+from pytest_req2rank.providers._env import import_litellm
 from pytest_req2rank.testing import (
     LOG_ENV,
     SCRIPT_ENV,
@@ -134,7 +135,7 @@ def test_an_edited_script_file_is_picked_up(
 def test_direct_litellm_calls_sync_and_async(fake_script: Install) -> None:
     import asyncio
 
-    import litellm
+    litellm = import_litellm()  # offline: a bare first import fetches the price map
 
     fake_script({"models": {"coder": [{"responses": [{"text": "direct", "usage": {
         "prompt_tokens": 3, "completion_tokens": 4}}]}]}})
@@ -152,8 +153,7 @@ def test_direct_litellm_calls_sync_and_async(fake_script: Install) -> None:
 
 def test_reset_restores_litellm_globals(fake_script: Install, make_provider: MakeProvider,
                                         ask: Ask) -> None:
-    import litellm
-
+    litellm = import_litellm()
     reset_fake_state()
     before_map = list(litellm.custom_provider_map)
     before_providers = list(litellm.provider_list)
