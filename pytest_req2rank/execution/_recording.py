@@ -110,25 +110,31 @@ class ReferenceCache:
         self.directory = Path(directory) if directory is not None else None
         self._memory: dict[str, Recording | str] = {}
         self._plans: dict[str, CheckPlan] = {}
+        """By the check's source."""
 
     def plan(self, test: str) -> CheckPlan:
         """The decomposition of ``test`` (:func:`plan_check`), read back when an earlier run
         wrote it: about 5x cheaper than building it again."""
-        key = "plan-" + _digest([_sources_digest(PLAN_SOURCES), test])
-        found = self._plans.get(key)
+        found = self._plans.get(test)
         if found is None:
-            data = self._read(key)
-            try:
-                found = plan_from_data(data) if isinstance(data, dict) else None
-            except (KeyError, TypeError, ValueError, IndexError, SyntaxError, RecursionError):
-                found = None
+            key = "plan-" + _digest([_sources_digest(PLAN_SOURCES), test])
+            found = self._read_plan(key)
             if found is None:
                 found = plan_check(test)
                 data = plan_data(found)
                 if data is not None:
                     self._write(key, data)
-            self._plans[key] = found
+            self._plans[test] = found
         return found
+
+    def _read_plan(self, key: str) -> CheckPlan | None:
+        data = self._read(key)
+        if not isinstance(data, dict):
+            return None
+        try:
+            return plan_from_data(data)
+        except (KeyError, TypeError, ValueError, IndexError, SyntaxError, RecursionError):
+            return None
 
     def recording(self, task: Task, plan: CheckPlan, sandbox: Sandbox, *,
                   timeout_s: float) -> Recording | str:
