@@ -1,6 +1,7 @@
 """Data models shared by every part of the plugin (pydantic v2)."""
 
 from ._final_status import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
+from ._isolation import WEAK_ISOLATION, IsolationLevel
 from ._judging import JudgeVerdict, PanelResult
 from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
 from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
@@ -12,8 +13,10 @@ __all__ = [
     "INFRA_STATUSES",
     "MODEL_STATUSES",
     "STATUSES",
+    "WEAK_ISOLATION",
     "ExecutionResult",
     "IOCase",
+    "IsolationLevel",
     "ItemResult",
     "JudgeVerdict",
     "PanelResult",

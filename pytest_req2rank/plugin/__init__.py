@@ -8,7 +8,7 @@ from collections.abc import Callable, Generator
 import pytest
 
 from ..models import ItemResult, Task
-from ..settings import SettingsError
+from ..errors import ConfigurationError
 from ._config import add_options
 from ._keys import RESULT_KEY, RUNNER_KEY
 from ._messages import failure_message
@@ -24,7 +24,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         configure_session(config)
-    except SettingsError as exc:
+    except ConfigurationError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 

@@ -12,6 +12,9 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import ConfigurationError
+from ..models import IsolationLevel
+
 PYTHON = "python"
 """Placeholder as ``argv[0]``: the backend substitutes its own interpreter."""
 
@@ -74,7 +77,7 @@ class ExecOutcome(BaseModel):
         return self.error is None and not self.timed_out and self.exit_code == 0
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(ConfigurationError, RuntimeError):
     """The backend cannot run here (no engine, no server, missing tool); message says how to fix."""
 
 
@@ -89,6 +92,11 @@ class Sandbox(ABC):
     @abstractmethod
     def isolation(self) -> str:
         """One line for the run header saying which isolation is in force."""
+
+    @property
+    @abstractmethod
+    def isolation_level(self) -> IsolationLevel:
+        """How strongly executions are kept from the host (recorded with the run)."""
 
     @abstractmethod
     def run(self, request: ExecRequest) -> ExecOutcome:

@@ -20,6 +20,7 @@ import threading
 from importlib import resources
 from typing import Any
 
+from ..models import IsolationLevel
 from ._base import PYTHON, ExecOutcome, ExecRequest, Sandbox, SandboxUnavailable
 from ._boxed import rlimits
 from ._bwrap import SANDBOX_ENV
@@ -78,6 +79,10 @@ class DockerSandbox(Sandbox):
         return (f"docker: container {self._container.short_id} of {self.image}; no network, "
                 f"read-only root, tmpfs work dir, memory/pids limits, no capabilities, "
                 f"no-new-privileges, user 65534; rlimits, empty env")
+
+    @property
+    def isolation_level(self) -> IsolationLevel:
+        return "full"
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         try:

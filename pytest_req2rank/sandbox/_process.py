@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Literal
 
+from ..models import IsolationLevel
 from ._base import ExecOutcome, ExecRequest, Sandbox
 from ._boxed import BwrapRunner
 from ._bwrap import sandbox_env
@@ -59,6 +60,13 @@ class ProcessSandbox(Sandbox):
     @property
     def isolation(self) -> str:
         return self._runner.isolation + self._fallback
+
+    @property
+    def isolation_level(self) -> IsolationLevel:
+        mode = self._runner.mode
+        if mode in ("forkserver", "bwrap"):
+            return "full"
+        return "rlimits" if mode == "rlimits" else "namespaces"
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         if isinstance(self._runner, BwrapRunner):

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from ..models import IsolationLevel
 from ._base import PYTHON, ExecOutcome, ExecRequest, Sandbox, SandboxUnavailable
 from ._files import check_path
 
@@ -69,6 +70,10 @@ class SandboxFusionSandbox(Sandbox):
     @property
     def isolation(self) -> str:
         return f"sandboxfusion: SandboxFusion service at {self.url} (isolation is the service's)"
+
+    @property
+    def isolation_level(self) -> IsolationLevel:
+        return "remote"
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         if len(request.argv) != 2 or request.argv[0] != PYTHON:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..errors import ConfigurationError
 from ._options import OPTIONS, OptionSpec
 
 DEFAULT_MODEL = "r2r/reference"
@@ -19,7 +20,7 @@ SUITE_NAMES = ("dynamic", "humaneval", "jsonl:PATH")
 PLANNED_SUITES = {"nversion": "N-version generation"}
 
 
-class SettingsError(ValueError):
+class SettingsError(ConfigurationError, ValueError):
     """A bad setting; the message is one line naming the option, its source and what is allowed."""
 
 

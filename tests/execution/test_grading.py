@@ -11,7 +11,7 @@ import pytest
 
 from pytest_req2rank.execution import extract_code, grade, grade_probes
 from pytest_req2rank.execution._compare import outputs_match, values_match
-from pytest_req2rank.models import IOCase, Probe, Task
+from pytest_req2rank.models import IOCase, IsolationLevel, Probe, Task
 from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
 from pytest_req2rank.suites import load_humaneval, load_jsonl
 
@@ -144,6 +144,10 @@ class _Failing(Sandbox):
     @property
     def isolation(self) -> str:
         return "test double"
+
+    @property
+    def isolation_level(self) -> IsolationLevel:
+        return self.inner.isolation_level if self.inner is not None else "rlimits"
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         self.calls += 1

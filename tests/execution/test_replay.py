@@ -16,7 +16,7 @@ import pytest
 
 from pytest_req2rank.execution import _recording, grade, grade_probes
 from pytest_req2rank.execution._recording import CACHE_ENV, ReferenceCache, default_directory
-from pytest_req2rank.models import Probe, Task
+from pytest_req2rank.models import IsolationLevel, Probe, Task
 from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
 from pytest_req2rank.suites import load_humaneval
 
@@ -40,6 +40,10 @@ class Spy(Sandbox):
     @property
     def isolation(self) -> str:
         return self.inner.isolation
+
+    @property
+    def isolation_level(self) -> IsolationLevel:
+        return self.inner.isolation_level
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         lines = request.stdin.split("\n")
@@ -360,6 +364,10 @@ class Bare(Sandbox):
     @property
     def isolation(self) -> str:
         return "none (test double)"
+
+    @property
+    def isolation_level(self) -> IsolationLevel:
+        return "rlimits"
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         with tempfile.TemporaryDirectory() as work:
