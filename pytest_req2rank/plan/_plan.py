@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-import secrets
 from datetime import datetime, timezone
 
 from pydantic import BaseModel, ConfigDict
 
+from ..draws import new_run_id, new_seed
 from ..models import Task
 
 
@@ -22,16 +22,6 @@ class RunPlan(BaseModel):
     suite: str
     created_at: str
     item_ids: tuple[str, ...]
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    """A sortable, unique run id such as ``20261122-101500-3f9a1c``."""
-    now = now or datetime.now(timezone.utc)
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-
-
-def new_seed() -> int:
-    return secrets.randbelow(2**31)
 
 
 def select_tasks(tasks: list[Task], sample: int | None, seed: int) -> list[Task]:

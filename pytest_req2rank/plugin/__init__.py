@@ -1,17 +1,23 @@
-"""pytest hooks and fixtures of req2rank. Thin: the work happens in the engine packages."""
+"""pytest hooks and fixtures of req2rank. Thin: the work happens in the engine packages.
+
+Inert in a session that neither asks for a benchmark nor collects one (:mod:`._activation`).
+"""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..models import ItemResult, Task
 from ..errors import ConfigurationError
+from ._activation import DormantPlugin, active_runner, asked_for, is_worker
 from ._config import add_options
-from ._keys import RESULT_KEY, RUNNER_KEY
-from ._messages import failure_message
+from ._keys import BENCHMARK_COLLECTED_KEY, RESULT_KEY, RUNNER_KEY
+
+if TYPE_CHECKING:
+    from ..models import ItemResult, Task
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -20,12 +26,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    from ._session import configure_session
+    if asked_for(config):
+        from ._session import configure_session
 
-    try:
-        configure_session(config)
-    except ConfigurationError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        try:
+            configure_session(config)
+        except ConfigurationError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    elif not is_worker(config):
+        config.pluginmanager.register(DormantPlugin(config), DormantPlugin.name)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -45,8 +54,20 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "r2r_task" not in metafunc.fixturenames:
         return
-    plan = metafunc.config.stash[RUNNER_KEY].plan
+    plan = active_runner(metafunc.config).plan
+    metafunc.config.stash[BENCHMARK_COLLECTED_KEY] = True
     metafunc.parametrize("r2r_task", plan.item_ids, ids=plan.item_ids, indirect=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """A session that asked for a benchmark but collected no benchmark test gets the
+    plugin's own items (before -k, --lf and the like select among them)."""
+    config = session.config
+    if RUNNER_KEY in config.stash and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
+        from ._builtin import builtin_items
+
+        items.extend(builtin_items(session))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -70,6 +91,8 @@ def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]
     runner = request.config.stash[RUNNER_KEY]
 
     def evaluate(task: Task) -> ItemResult:
+        from ._messages import failure_message
+
         result = runner.evaluate(task)
         request.node.stash[RESULT_KEY] = result
         request.node.user_properties.extend(

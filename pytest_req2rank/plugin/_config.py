@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..settings import OPTIONS, OptionSpec, Settings, resolve_settings
+from ..options import OPTIONS, OptionSpec
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -24,16 +28,24 @@ def add_options(parser: pytest.Parser) -> None:
 
 def load_settings(config: pytest.Config) -> Settings:
     """Raise ``SettingsError`` (one line) when a value is bad."""
+    from ..settings import resolve_settings
 
     def cli(spec: OptionSpec) -> str | None:
         value = config.getoption(_dest(spec))
         return None if value is None else str(value)
 
-    def ini(spec: OptionSpec) -> str | None:
-        value = config.getini(spec.ini)
-        return value if isinstance(value, str) and value else None
+    return resolve_settings(cli, os.environ, lambda spec: _ini_value(config, spec))
 
-    return resolve_settings(cli, os.environ, ini)
+
+def named_options(config: pytest.Config) -> list[str]:
+    """The req2rank options this session names on its command line or in its ini file."""
+    return [spec.cli for spec in OPTIONS
+            if config.getoption(_dest(spec)) is not None or _ini_value(config, spec)]
+
+
+def _ini_value(config: pytest.Config, spec: OptionSpec) -> str | None:
+    value = config.getini(spec.ini)
+    return value if isinstance(value, str) and value else None
 
 
 def _dest(spec: OptionSpec) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..models import ItemResult
+from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult
 from ..plan import RunPlan
 from ..settings import Settings
 
@@ -76,6 +76,14 @@ def without_modules(names: tuple[str, ...]) -> Iterator[None]:
                 del sys.modules[name]
 
 
+def weak_isolation_warning(level: IsolationLevel, sandbox: str) -> str:
+    """The warning a run under a weaker sandbox carries in its header, summary and results."""
+    what = ("network and pid namespaces, but the host's files in view" if level == "namespaces"
+            else "resource limits only: the host's files, network and processes in view")
+    return (f"sandbox isolation {level!r} ({what}), weaker than the default 'full', "
+            f"chosen by --r2r-sandbox={sandbox}; this run's results are marked with it")
+
+
 def _absolute(path: Path, rootdir: Path) -> Path:
     path = path.expanduser()
     return path if path.is_absolute() else rootdir / path
@@ -103,6 +111,7 @@ class Controller:
         plan: RunPlan,
         rootdir: Path,
         sandbox_info: str,
+        isolation: IsolationLevel,
         *,
         baseline: tuple[Path, ResultsDocument] | None = None,
         finished: list[ItemResult] | None = None,
@@ -113,6 +122,7 @@ class Controller:
         self.plan = plan
         self.paths = OutputPaths(settings, plan.run_id, rootdir)
         self.sandbox_info = sandbox_info
+        self.isolation: IsolationLevel = isolation
         self.baseline = baseline
         self.items: dict[str, ItemResult] = {item.item_id: item for item in finished or []}
         self.started_at = datetime.now(UTC)
@@ -154,6 +164,7 @@ class Controller:
                 seed=self.plan.seed,
                 plan=self.plan.model_dump(mode="json"),
                 settings=self.settings.model_dump(mode="json", by_alias=True),
+                isolation=self.isolation,
             )
         return self._store
 
@@ -173,6 +184,9 @@ class Controller:
         summary = build_summary(items, planned=len(self.plan.item_ids), wall_time_s=wall,
                                 seed=self.plan.seed)
         summary = self._apply_gates(summary, items)
+        if self.isolation in WEAK_ISOLATION:
+            summary = summary.model_copy(update={"warnings": [
+                *summary.warnings, weak_isolation_warning(self.isolation, self.settings.sandbox)]})
         finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.document = ResultsDocument(
             run=RunInfo(
@@ -182,6 +196,7 @@ class Controller:
                 suite=self.plan.suite,
                 judges=list(self.settings.panel()),
                 sandbox=self.sandbox_info,
+                isolation=self.isolation,
                 plugin_version=__version__,
                 started_at=self.started_at.isoformat(timespec="seconds"),
                 finished_at=finished_at,

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..models import ItemResult, Task
-from ..plan import RunPlan, build_plan, new_seed
+from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult, Task
+from ..draws import Draw, new_draw
+from ..plan import RunPlan, build_plan
 from ..providers import LiteLLMProvider, ProviderConfigError, load_offline
 from ..settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError
 from ..suites import DynamicOptions, SuiteError, load_suite
 from ._config import load_settings
-from ._controller import Controller, store_path
+from ._controller import Controller, store_path, weak_isolation_warning
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
 from ._runner import Runner
 
@@ -21,30 +22,36 @@ if TYPE_CHECKING:
     from ..report import ResultsDocument
 
 
-def configure_session(config: pytest.Config) -> None:
-    """Resolve settings, decide the seed, load the suite and freeze (or, on a worker, receive) the plan."""
+def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
+    """Resolve settings, decide the seed, load the suite and freeze (or, on a worker, receive) the plan.
+
+    ``draw``: the session's seed and run id when every process plans the run itself (a
+    session set up while collecting, see :mod:`._activation`); otherwise the controller
+    draws them here and ships the plan to its workers.
+    """
     settings = load_settings(config)
     db = store_path(settings, config.rootpath)
     workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None:
+    if workerinput is not None and "r2r_plan" in workerinput:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, config.rootpath, plan.seed)
         runner = Runner(settings, plan, {t.item_id: t for t in tasks}, db, config.rootpath)
         runner.sandbox.prestart()  # warm while pytest collects
         config.stash[RUNNER_KEY] = runner
         return
+    draw = draw or new_draw()
     baseline = _load_baseline(settings, config.rootpath)
     finished: list[ItemResult] = []
     if settings.resume:
         plan, finished = _resumed_plan(settings, db)
         tasks = _load_tasks(settings, config.rootpath, plan.seed)
     else:
-        seed = settings.seed if settings.seed is not None else new_seed()
+        seed = settings.seed if settings.seed is not None else draw.seed
         if baseline is not None:
             seed = _baseline_seed(settings, baseline[1])
         tasks = _load_tasks(settings, config.rootpath, seed)
         plan = build_plan(tasks, model=settings.model, suite=settings.suite, seed=seed,
-                          sample=settings.sample)
+                          sample=settings.sample, run_id=draw.run_id)
     by_id = {task.item_id: task for task in tasks}
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
@@ -52,7 +59,11 @@ def configure_session(config: pytest.Config) -> None:
     runner = Runner(settings, plan, by_id, db, config.rootpath)
     _check_model(runner, [by_id[item_id].task_id for item_id in plan.item_ids])
     config.stash[RUNNER_KEY] = runner
+    if workerinput is not None:  # a worker that planned the run itself
+        runner.sandbox.prestart()
+        return
     controller = Controller(settings, plan, config.rootpath, runner.sandbox.isolation,
+                            runner.sandbox.isolation_level,
                             baseline=baseline, finished=finished,
                             runs_tests=not config.pluginmanager.hasplugin("dsession"))
     config.stash[CONTROLLER_KEY] = controller
@@ -161,8 +172,15 @@ def header_lines(config: pytest.Config) -> list[str]:
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
         f"({len(plan.item_ids)} items) | model {model}",
         f"req2rank: judges {panel_description(settings)}",
-        f"req2rank: sandbox {runner.sandbox.isolation}",
+        sandbox_line(runner.sandbox.isolation_level, runner.sandbox.isolation, settings.sandbox),
     ]
+
+
+def sandbox_line(level: IsolationLevel, description: str, sandbox: str) -> str:
+    """The header's sandbox line: the isolation level first, a warning when it is weak."""
+    if level in WEAK_ISOLATION:
+        return f"req2rank: sandbox WARNING: {weak_isolation_warning(level, sandbox)} | {description}"
+    return f"req2rank: sandbox isolation {level} | {description}"
 
 
 def panel_description(settings: Settings) -> str:

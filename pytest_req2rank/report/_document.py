@@ -11,7 +11,7 @@ from typing import Any, Literal
 import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import ItemResult, Status
+from ..models import IsolationLevel, ItemResult, Status
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = "results.schema.json"
@@ -26,6 +26,9 @@ class RunInfo(BaseModel):
     suite: str
     judges: list[str] = Field(default_factory=list)
     sandbox: str
+    isolation: IsolationLevel | None = Field(
+        default=None, description="How strongly the sandbox kept the code from the host "
+        "(full, remote, namespaces, rlimits); absent in results written before it was recorded")
     plugin_version: str
     started_at: str
     finished_at: str

@@ -22,7 +22,8 @@ def render_summary(
 ) -> list[str]:
     """The lines printed after the run (without the section separator)."""
     run, summary = document.run, document.summary
-    lines = [f"run {run.id} | model {run.model} | suite {run.suite} | seed {run.seed}"]
+    lines = [f"run {run.id} | model {run.model} | suite {run.suite} | seed {run.seed}"
+             f" | sandbox isolation {run.isolation or 'unknown'}"]
     if summary.overall_score is None:
         lines.append("score: n/a (no item was scored: infrastructure errors, or every judge failed)")
     else:

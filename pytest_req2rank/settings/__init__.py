@@ -1,6 +1,6 @@
 """Run settings: options as ``--r2r-*``, ini ``r2r_*``, environment ``R2R_*``."""
 
-from ._options import OPTIONS, OptionSpec
+from ..options import OPTIONS, OptionSpec
 from ._settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError, resolve_settings
 
 __all__ = [

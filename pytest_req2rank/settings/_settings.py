@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ConfigurationError
-from ._options import OPTIONS, OptionSpec
+from ..options import OPTIONS, OptionSpec
 
 DEFAULT_MODEL = "r2r/reference"
 STATIC_JUDGE = "r2r/static"

@@ -60,13 +60,16 @@ class Store:
                 {
                     "run_id": str, "started_at": str, "finished_at": str, "model": str,
                     "suite": str, "seed": int, "plan": str, "settings": str, "summary": str,
-                    "status": str,
+                    "status": str, "isolation": str,
                 },
                 pk="run_id",
                 if_not_exists=True,
             )
-        elif "settings" not in self.db["runs"].columns_dict:
-            self.db["runs"].add_column("settings", str)
+        else:
+            columns = self.db["runs"].columns_dict
+            for column in ("settings", "isolation"):
+                if column not in columns:
+                    self.db["runs"].add_column(column, str)
         if "items" not in tables:
             self.db["items"].create(
                 {
@@ -88,8 +91,10 @@ class Store:
             )
 
     def start_run(self, *, run_id: str, started_at: str, model: str, suite: str, seed: int,
-                  plan: dict[str, Any], settings: dict[str, Any] | None = None) -> None:
-        """Record a run as running (again, when it is resumed)."""
+                  plan: dict[str, Any], settings: dict[str, Any] | None = None,
+                  isolation: str | None = None) -> None:
+        """Record a run as running (again, when it is resumed); ``isolation`` is the sandbox's
+        isolation level."""
         existing = self.run(run_id)
         self.db["runs"].upsert(
             {
@@ -97,7 +102,7 @@ class Store:
                 "started_at": existing["started_at"] if existing else started_at,
                 "finished_at": None, "model": model, "suite": suite, "seed": seed,
                 "plan": json.dumps(plan), "settings": json.dumps(settings or {}),
-                "summary": None, "status": "running",
+                "summary": None, "status": "running", "isolation": isolation,
             },
             pk="run_id",
         )

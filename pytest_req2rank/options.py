@@ -1,4 +1,7 @@
-"""The option table: every setting once, with its CLI, ini and environment spellings."""
+"""The option table: every setting once, with its CLI, ini and environment spellings.
+
+Kept free of heavy imports: the plugin registers these options in every pytest session.
+"""
 
 from __future__ import annotations
 
