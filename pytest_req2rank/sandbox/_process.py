@@ -36,10 +36,11 @@ def unavailable(reason: OSError) -> SandboxUnavailable:
     missing, how to enable isolation, and how to opt in to a weaker mode by name."""
     if isinstance(reason, BwrapUnavailable):
         enable = (
-            "allow unprivileged user namespaces (sysctl user.max_user_namespaces=10000, and "
-            "kernel.unprivileged_userns_clone=1 where that exists; in a container, a seccomp "
-            "profile that permits them), or install the system's bubblewrap (Ubuntu lets only "
-            f"its own bwrap create them), or set {ENV_OVERRIDE} to a bwrap that works here"
+            "allow unprivileged user namespaces (Ubuntu 23.10+: sysctl "
+            "kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile giving bwrap "
+            "userns; elsewhere: sysctl user.max_user_namespaces=10000, and "
+            "kernel.unprivileged_userns_clone=1 where that exists; in a container: a seccomp "
+            f"profile that permits them), or set {ENV_OVERRIDE} to a bwrap that works here"
         )
     else:
         version = f"{sys.version_info[0]}.{sys.version_info[1]}"
