@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ._base import PYTHON, ExecOutcome, ExecRequest, Limits
-from ._bwrap import WORK_DIR, find_bwrap, probe, sandbox_env, usr_interpreter
+from ._bwrap import WORK_DIR, sandbox_env, usr_interpreter
+from ._bwrap_binary import Bwrap, find_bwrap
 from ._files import PathEscape, check_path
 from ._forkserver import ForkServer, ServerFault
 from ._launch import UID_BASE, UID_SPAN
@@ -29,21 +30,17 @@ class BwrapRunner:
     (default: one per CPU), started when first needed; executions never share a
     sandbox. As root every server runs as a fresh uid drawn for it (never 0, so
     RLIMIT_NPROC holds); otherwise as the caller, inside a user namespace. Raises
-    ``OSError`` when bubblewrap, an interpreter under /usr, or a working user
-    namespace is missing.
+    ``OSError`` when no bwrap can build a sandbox here (:mod:`._bwrap_binary`) or no
+    interpreter lives under /usr.
     """
 
     def __init__(self, *, once: bool = False, servers: int | None = None) -> None:
-        bwrap, interpreter = find_bwrap(), usr_interpreter()
-        if bwrap is None:
-            raise OSError("bubblewrap is not installed (apt-get install bubblewrap)")
+        interpreter = usr_interpreter()
         if interpreter is None:
             raise OSError("no interpreter of this Python version under /usr")
         self.as_root = os.geteuid() == 0
-        failure = probe(bwrap, self._uid())
-        if failure is not None:
-            raise OSError(f"bubblewrap cannot build a sandbox here: {failure}")
-        self.bwrap, self.once, self.interpreter = bwrap, once, interpreter
+        self.binary: Bwrap = find_bwrap(self._uid())
+        self.bwrap, self.once, self.interpreter = self.binary.path, once, interpreter
         self.seccomp = filter_bpf() is not None
         self.size = servers or os.cpu_count() or 1
         self.logs = Path(tempfile.mkdtemp(prefix="r2r-box-"))
@@ -62,8 +59,8 @@ class BwrapRunner:
         how = "one sandbox per run" if self.once else "fork-server"
         seccomp = ("seccomp" if self.seccomp else
                    "WARNING no seccomp filter (pip install pyseccomp; needs libseccomp2)")
-        return (f"process: bubblewrap {how}; user, pid, network (none), ipc namespaces; "
-                f"read-only /usr only, private work dir; {who}; {seccomp}; rlimits, empty env; "
+        return (f"process: bubblewrap {how}, {self.binary.description}; user, pid, network "
+                f"(none), ipc namespaces; read-only /usr only, private work dir; {who}; {seccomp}; rlimits, empty env; "
                 f"{self.interpreter}")
 
     def run(self, request: ExecRequest) -> ExecOutcome:

@@ -12,14 +12,13 @@ and cgroup namespaces; ``--as-pid-1`` makes the server the namespace's init (imm
 its children's signals, no zombie-reaper in between); ``--die-with-parent`` and
 ``--new-session`` keep it tied to us and off our terminal; ``--clearenv`` starts
 it from nothing. As root the privileges are dropped *before* bwrap (bwrap's own
-``--uid`` would map to real root, which ignores RLIMIT_NPROC).
+``--uid`` would map to real root, which ignores RLIMIT_NPROC). Which ``bwrap`` binary
+runs is :mod:`._bwrap_binary`'s choice.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 
 WORK_DIR = "/sandbox"
@@ -46,10 +45,6 @@ def sandbox_env(home: str) -> dict[str, str]:
     """The whole environment of an execution whose work directory (and cwd) is ``home``:
     nothing of the user's shell."""
     return {**SANDBOX_ENV, "HOME": home, "PWD": home}
-
-
-def find_bwrap() -> str | None:
-    return shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
 
 
 def usr_interpreter() -> str | None:
@@ -88,20 +83,3 @@ def bwrap_argv(bwrap: str, interpreter: str, server_fd: int, seccomp_fd: int | N
     argv += ["--setenv", "HOME", WORK_DIR, "--chdir", WORK_DIR, "--",
              interpreter, *PYTHON_FLAGS, SERVER_PATH]
     return argv + (["--once"] if once else [])
-
-
-def probe(bwrap: str, uid: int | None) -> str | None:
-    """None when bwrap can build a sandbox here as ``uid``; else why not (one line)."""
-    try:
-        done = subprocess.run(
-            [bwrap, "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
-             "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--unshare-all",
-             "--as-pid-1", "--", "/usr/bin/true"],
-            capture_output=True, text=True, timeout=20, check=False, env={},
-            user=uid, group=uid, extra_groups=[] if uid is not None else None,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"bwrap: {exc}"
-    if done.returncode != 0:
-        return (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-    return None

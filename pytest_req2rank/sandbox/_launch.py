@@ -1,6 +1,7 @@
-"""How an execution is started: interpreter, namespaces, unprivileged uid — detected once, by trial.
+"""How an execution is started without bubblewrap: interpreter, namespaces, unprivileged uid —
+detected once, by trial.
 
-Modes, best first:
+Modes:
 
 ``namespaces`` (root)
     ``unshare --net --pid --ipc --fork --kill-child -- setpriv --reuid U --regid U
@@ -13,9 +14,12 @@ Modes, best first:
     ``unshare --kill-child`` set).
 ``userns`` (not root, unprivileged user namespaces allowed)
     ``unshare --user --map-root-user --net --pid --ipc --fork --kill-child -- python …``.
-``rlimits`` (last resort)
+``rlimits``
     a plain child in its own session, killed by process group: a ``setsid``
     daemon can escape, and as root nothing stops a fork bomb.
+
+None of them has a filesystem view of its own: they run only when named
+(``process:unshare``, ``process:rlimits``), and say so with a WARNING.
 """
 
 from __future__ import annotations
@@ -81,39 +85,52 @@ class Launcher:
         python = f"python {self.version} ({self.interpreter})"
         if self.mode == "namespaces":
             return (
-                f"process: rlimits, empty env, private work dir, own uid per run, pid, ipc "
-                f"and network namespaces; no filesystem isolation (see issue 3); {python}"
+                f"process: WARNING no filesystem isolation (process:unshare): the code reads "
+                f"and writes the host's files as any other user may; own uid per run, pid, "
+                f"ipc and network namespaces; rlimits, empty env, private work dir; {python}"
             )
         if self.mode == "userns":
             return (
-                f"process: rlimits, empty env, private work dir, user, pid, ipc and network "
-                f"namespaces; no filesystem isolation (see issue 3); {python}"
+                f"process: WARNING no filesystem isolation (process:unshare): the code reads "
+                f"and writes the host's files as you may; user, pid, ipc and network "
+                f"namespaces; rlimits, empty env, private work dir; {python}"
             )
+        root = os.geteuid() == 0
         return (
-            f"process: WARNING rlimits only (no namespaces available): daemons can escape"
-            f"{' and fork bombs are not contained as root' if os.geteuid() == 0 else ''}; "
-            f"empty env, private work dir; {python}"
+            f"process: WARNING no isolation (process:rlimits): the code reads and writes the "
+            f"host's files as {'root' if root else 'you'} may, reaches the network, and "
+            f"daemons can escape{' and fork bombs are not contained' if root else ''}; "
+            f"rlimits, empty env, private work dir; {python}"
         )
 
 
-def detect_launcher(mode: Literal["auto", "rlimits"] = "auto") -> Launcher:
-    """The best launcher that actually works here (each candidate runs a trial program)."""
+def detect_launcher(mode: Literal["unshare", "rlimits"]) -> Launcher:
+    """The launcher of ``mode`` that works here (a trial program runs first); ``OSError``
+    when none does. ``unshare`` is ``namespaces`` as root and ``userns`` otherwise, never
+    the weaker ``rlimits``: a weaker mode runs only when it is named."""
     own = os.path.realpath(sys.executable)
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     tools = {name: shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin") or ""
              for name in LAUNCHER_PROGRAMS}
     failures: list[str] = []
-    if mode == "auto" and os.geteuid() == 0 and all(tools.values()):
+    if mode == "rlimits":
+        found = trial_run(Launcher("rlimits", own, ""), version, failures)
+    elif os.geteuid() == 0:
+        missing = [name for name, path in tools.items() if not path]
+        if missing:
+            raise OSError(f"{' and '.join(missing)} not found (util-linux)")
+        found = None
         for interpreter in _reachable_interpreters(own, version):
             launcher = Launcher("namespaces", interpreter, "", tools["unshare"], tools["setpriv"])
             found = trial_run(launcher, version, failures)
             if found:
-                return found
-    if mode == "auto" and os.geteuid() != 0 and tools["unshare"]:
+                break
+        if not failures and not found:
+            failures.append("no interpreter of this Python version that another uid can run")
+    elif not tools["unshare"]:
+        raise OSError("unshare not found (util-linux)")
+    else:
         found = trial_run(Launcher("userns", own, "", tools["unshare"]), version, failures)
-        if found:
-            return found
-    found = trial_run(Launcher("rlimits", own, ""), version, failures)
     if found:
         return found
     raise OSError("cannot start the interpreter for sandboxed runs: " + "; ".join(failures))

@@ -1,30 +1,57 @@
-"""The ``process`` backend: the strongest isolation this machine offers, no daemon needed.
+"""The ``process`` backend: executions as local processes, no daemon needed.
 
-Levels, best first (``mode="auto"`` takes the first that works here):
-``forkserver`` — bubblewrap + seccomp with a warm interpreter that forks one child
-per execution (:mod:`._boxed`); ``bwrap`` — the same sandbox, started afresh for
-every execution; ``namespaces``/``userns`` — ``unshare`` (no filesystem view of
-its own); ``rlimits`` — a last resort, announced with a WARNING.
+Modes: ``forkserver`` (the default, ``auto``) — bubblewrap + seccomp with a warm
+interpreter that forks one child per execution (:mod:`._boxed`); ``bwrap`` — the
+same sandbox, started afresh for every execution. Both give every execution a
+filesystem view of its own. ``auto`` fails closed: when bubblewrap cannot build a
+sandbox here, constructing the sandbox raises :class:`SandboxUnavailable` rather
+than running code with less. The weaker modes run only when named: ``unshare`` —
+pid, network and ipc namespaces but the host's filesystem; ``rlimits`` — limits
+alone. Their isolation line starts with a WARNING.
 """
 
 from __future__ import annotations
 
+import sys
 import tempfile
-import warnings
 from pathlib import Path
 from typing import Literal
 
 from ..models import IsolationLevel
-from ._base import ExecOutcome, ExecRequest, Sandbox
+from ._base import ExecOutcome, ExecRequest, Sandbox, SandboxUnavailable
 from ._boxed import BwrapRunner
 from ._bwrap import sandbox_env
+from ._bwrap_binary import ENV_OVERRIDE, BwrapUnavailable
 from ._files import PathEscape
 from ._spawn import SpawnRunner
 
 Mode = Literal["auto", "forkserver", "bwrap", "unshare", "rlimits"]
 MODES: tuple[Mode, ...] = ("auto", "forkserver", "bwrap", "unshare", "rlimits")
 
-__all__ = ["MODES", "Mode", "ProcessSandbox", "sandbox_env"]
+__all__ = ["MODES", "Mode", "ProcessSandbox", "sandbox_env", "unavailable"]
+
+
+def unavailable(reason: OSError) -> SandboxUnavailable:
+    """The one-line refusal when no mode with filesystem isolation works here: what is
+    missing, how to enable isolation, and how to opt in to a weaker mode by name."""
+    if isinstance(reason, BwrapUnavailable):
+        enable = (
+            "allow unprivileged user namespaces (Ubuntu 23.10+: sysctl "
+            "kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile giving bwrap "
+            "userns; elsewhere: sysctl user.max_user_namespaces=10000, and "
+            "kernel.unprivileged_userns_clone=1 where that exists; in a container: a seccomp "
+            f"profile that permits them), or set {ENV_OVERRIDE} to a bwrap that works here"
+        )
+    else:
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        enable = (f"install python{version} under /usr (the distribution's package): the "
+                  "sandbox shows executions /usr only")
+    return SandboxUnavailable(
+        f"sandbox: no sandbox with filesystem isolation can run here, so no model code will "
+        f"run ({reason}). To enable one: {enable}. Or accept weaker isolation by naming it: "
+        f"--r2r-sandbox=process:unshare (namespaces, no filesystem isolation) or "
+        f"--r2r-sandbox=process:rlimits (limits only)"
+    )
 
 
 class ProcessSandbox(Sandbox):
@@ -34,23 +61,19 @@ class ProcessSandbox(Sandbox):
 
     def __init__(self, *, mode: Mode = "auto", servers: int | None = None) -> None:
         """``servers``: most fork-servers run at once (concurrent :meth:`run` calls), default
-        one per CPU; the other modes start a process per execution anyway."""
+        one per CPU; the other modes start a process per execution anyway.
+        :class:`SandboxUnavailable` when ``mode`` cannot run here."""
         self._runner: BwrapRunner | SpawnRunner
-        fallback = ""
-        if mode in ("auto", "forkserver", "bwrap"):
-            try:
+        try:
+            if mode in ("auto", "forkserver", "bwrap"):
                 self._runner = BwrapRunner(once=mode == "bwrap", servers=servers)
-            except OSError as exc:
-                if mode != "auto":
-                    raise
-                fallback = f" (bubblewrap unavailable: {exc})"
-                self._runner = SpawnRunner("auto")
-        else:
-            self._runner = SpawnRunner("rlimits" if mode == "rlimits" else "auto")
-        self._fallback = fallback
+            else:
+                self._runner = SpawnRunner("rlimits" if mode == "rlimits" else "unshare")
+        except OSError as exc:
+            if mode in ("unshare", "rlimits"):
+                raise SandboxUnavailable(f"sandbox: process:{mode} cannot run here: {exc}") from None
+            raise unavailable(exc) from None
         self.warm_modules = self._runner.mode == "forkserver"
-        if self._runner.mode == "rlimits":
-            warnings.warn(f"sandbox: {self.isolation}", RuntimeWarning, stacklevel=2)
 
     @property
     def mode(self) -> str:
@@ -59,7 +82,7 @@ class ProcessSandbox(Sandbox):
 
     @property
     def isolation(self) -> str:
-        return self._runner.isolation + self._fallback
+        return self._runner.isolation
 
     @property
     def isolation_level(self) -> IsolationLevel:

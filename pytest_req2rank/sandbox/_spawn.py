@@ -1,4 +1,5 @@
-"""One process per execution under ``unshare`` namespaces or rlimits alone (no bubblewrap here)."""
+"""One process per execution under ``unshare`` namespaces or rlimits alone: the weaker modes,
+run only when named (``process:unshare``, ``process:rlimits``)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class SpawnRunner:
     root directory that also holds the output files.
     """
 
-    def __init__(self, mode: Literal["auto", "rlimits"] = "auto") -> None:
+    def __init__(self, mode: Literal["unshare", "rlimits"]) -> None:
         self.launcher: Launcher = detect_launcher(mode)
 
     @property

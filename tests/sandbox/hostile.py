@@ -32,6 +32,8 @@ class Context:
     host_pid: int
     other_root: str
     as_root: bool
+    secret_file: str = ""
+    """A file holding ``secret`` in the host's temporary directory, readable by every uid."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,15 @@ def _host_files(ctx: Context) -> str:
         "attempt('etc', lambda: open('/etc/passwd').read())\n"
         f"attempt('other', lambda: __import__('os').listdir({ctx.other_root!r}))\n"
     )
+
+
+def _secret_file(ctx: Context) -> str:
+    return TRY + f"attempt('secret file', lambda: print(open({ctx.secret_file!r}).read()))\n"
+
+
+def _check_secret_file(out: dict[str, Any], ctx: Context) -> None:
+    _all_denied(out, 1)
+    assert ctx.secret not in out["stdout"]
 
 
 def _secrets(ctx: Context) -> str:
@@ -230,6 +241,7 @@ def _check_trace(out: dict[str, Any], _ctx: Context) -> None:
 ATTACKS = [
     Attack("network", _network, lambda out, ctx: _all_denied(out, 3)),
     Attack("host_files", _host_files, lambda out, ctx: _all_denied(out, 5), modes=STRONG),
+    Attack("host_secret_file", _secret_file, _check_secret_file, modes=STRONG),
     Attack("secrets", _secrets, _check_secrets),
     Attack("write_outside", _write_outside, _check_write_outside, modes=STRONG),
     Attack("fork_bomb", _fork_bomb, _check_timed_out, timeout_s=1.5,

@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from pytest_req2rank.sandbox import PYTHON, ExecOutcome, ExecRequest, ProcessSandbox, _boxed
+from pytest_req2rank.sandbox import (
+    PYTHON,
+    ExecOutcome,
+    ExecRequest,
+    ProcessSandbox,
+    SandboxUnavailable,
+    _boxed,
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +34,7 @@ def forkserver(servers: int | None = None) -> ProcessSandbox:
     """A fork-server sandbox of its own; the test is skipped where bubblewrap cannot run one."""
     try:
         return ProcessSandbox(mode="forkserver", servers=servers)
-    except OSError as exc:
+    except SandboxUnavailable as exc:
         pytest.skip(f"no bubblewrap fork-server here: {exc}")
 
 

@@ -28,9 +28,7 @@ from pytest_req2rank.sandbox._forkserver import ForkServer
 from .conftest import pids_with
 
 ROOT = os.geteuid() == 0
-needs_namespaces = pytest.mark.skipif(
-    not ROOT, reason="the namespace mode is what runs as root (CI); see test_rlimits_mode_*"
-)
+root_only = pytest.mark.skipif(not ROOT, reason="only root ignores RLIMIT_NPROC (CI runs as root)")
 
 
 def run(box: ProcessSandbox, code: str, **fields: Any) -> ExecOutcome:
@@ -80,7 +78,7 @@ def test_standard_streams_are_a_fresh_interpreters(sandbox: ProcessSandbox) -> N
     assert outcome.stdout.startswith("'h\u00e9llo' [('<stdin>', 'utf-8', "), outcome.stdout
     try:
         fresh = ProcessSandbox(mode="unshare")
-    except OSError as exc:
+    except SandboxUnavailable as exc:
         pytest.skip(f"no fresh interpreter to compare with: {exc}")
     with fresh:
         assert run(fresh, STDIO, stdin="h\u00e9llo") == outcome.model_copy(
@@ -92,9 +90,7 @@ def test_work_directory_is_fresh_and_removed(sandbox: ProcessSandbox) -> None:
     second = run(sandbox, "import os\nprint(os.getcwd(), sorted(os.listdir('.')))\n")
     work = Path(first.stdout.strip())
     assert eval(second.stdout.split(" ", 1)[1]) == ["main.py"]
-    assert not work.exists()  # a host directory of the run, removed; or one inside bubblewrap
-    if sandbox.mode not in ("forkserver", "bwrap"):
-        assert not work.parent.exists() and second.stdout.split()[0] != str(work)
+    assert str(work) == "/sandbox" and not work.exists()  # inside bubblewrap only
 
 
 def test_helper_modules_are_importable(sandbox: ProcessSandbox) -> None:
@@ -119,15 +115,12 @@ def test_request_paths_escaping_the_work_directory_are_rejected(
     assert set(os.listdir(tempfile.gettempdir())) - before == set()
 
 
-@needs_namespaces
 def test_code_cannot_write_outside_its_work_directory_by_relative_path(
     sandbox: ProcessSandbox,
 ) -> None:
     outcome = run(sandbox, "try:\n    open('../escape.txt', 'w').write('x')\n    print('wrote')\n"
                            "except OSError as exc:\n    print(type(exc).__name__)\n")
-    # a host directory of the run that is root's, or bubblewrap's read-only root (EROFS)
-    assert outcome.stdout == ("OSError\n" if sandbox.mode in ("forkserver", "bwrap")
-                              else "PermissionError\n")
+    assert outcome.stdout == "OSError\n"  # bubblewrap's read-only root (EROFS)
 
 
 def test_read_back_returns_files_but_never_follows_symlinks(sandbox: ProcessSandbox) -> None:
@@ -169,14 +162,14 @@ def test_output_flood_is_capped_and_flagged(sandbox: ProcessSandbox) -> None:
     assert len(outcome.stdout) == 10_000
 
 
-@needs_namespaces
+@root_only
 @pytest.mark.parametrize("mode", ["forkserver", "bwrap", "unshare"])
 def test_process_limit_holds_as_root(mode: str) -> None:
     """Root ignores RLIMIT_NPROC: every mode drops to an unprivileged uid before the code
     runs, so a fork beyond the limit fails with EAGAIN (the unshare fallback included)."""
     try:
         box = ProcessSandbox(mode=mode)  # type: ignore[arg-type]
-    except OSError as exc:
+    except SandboxUnavailable as exc:
         pytest.skip(f"mode {mode} cannot run here: {exc}")
     code = (
         "import os, time\nmade, error = 0, None\nfor _ in range(100):\n    try:\n"
@@ -190,7 +183,6 @@ def test_process_limit_holds_as_root(mode: str) -> None:
     assert 0 < int(made) < 10 and int(uid) != 0 and int(error) == errno.EAGAIN, outcome
 
 
-@needs_namespaces
 def test_fork_bomb_is_contained_and_nothing_is_left(sandbox: ProcessSandbox) -> None:
     marker = f"r2r-bomb-{uuid.uuid4().hex}"
     bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
@@ -214,7 +206,6 @@ print('main done')
 """
 
 
-@needs_namespaces
 def test_setsid_daemon_does_not_outlive_the_run(sandbox: ProcessSandbox) -> None:
     marker = f"r2r-daemon-{uuid.uuid4().hex}"
     outcome = run(sandbox, DAEMON.format(marker=marker), timeout_s=5, read_back=("started",))
@@ -224,7 +215,8 @@ def test_setsid_daemon_does_not_outlive_the_run(sandbox: ProcessSandbox) -> None
 
 def test_rlimits_mode_lets_a_daemon_escape_which_is_why_it_is_the_last_resort() -> None:
     box = ProcessSandbox(mode="rlimits")
-    assert "WARNING" in box.isolation
+    assert box.isolation.startswith("process: WARNING no isolation (process:rlimits)")
+    assert box.isolation_level == "rlimits"
     marker = f"r2r-daemon-{uuid.uuid4().hex}"
     outcome = run(box, DAEMON.format(marker=marker), timeout_s=5)
     escaped = pids_with(marker)
@@ -234,7 +226,6 @@ def test_rlimits_mode_lets_a_daemon_escape_which_is_why_it_is_the_last_resort() 
     assert escaped, "the daemon test above would be vacuous if this mode killed the daemon"
 
 
-@needs_namespaces
 def test_no_network_not_even_loopback(sandbox: ProcessSandbox) -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -246,7 +237,6 @@ def test_no_network_not_even_loopback(sandbox: ProcessSandbox) -> None:
     assert outcome.stdout.strip() not in ("connected", "")
 
 
-@needs_namespaces
 def test_cannot_see_or_signal_the_host_processes(sandbox: ProcessSandbox) -> None:
     outcome = run(sandbox, f"import os\ntry:\n    os.kill({os.getpid()}, 0)\n    print('reached')\n"
                            "except OSError as exc:\n    print(type(exc).__name__)\n")
@@ -273,10 +263,10 @@ def test_a_program_that_prints_like_the_launcher_is_still_its_own_failure(
 
 
 def test_create_sandbox() -> None:
-    box = create_sandbox("process")
-    assert isinstance(box, ProcessSandbox)
-    assert box.isolation.startswith("process: ")
-    box.close()
+    with create_sandbox("process") as box:
+        assert isinstance(box, ProcessSandbox) and box.mode == "forkserver"
+        assert box.isolation.startswith("process: bubblewrap fork-server, bwrap ")
+        assert box.isolation_level == "full" and "WARNING" not in box.isolation
     with pytest.raises(SandboxUnavailable,
                        match="unknown sandbox backend 'nsjail'; available: docker, process, sandboxfusion"):
         create_sandbox("nsjail")
@@ -284,13 +274,16 @@ def test_create_sandbox() -> None:
         create_sandbox("process:jail")
     with create_sandbox("process:unshare") as spawned:
         assert isinstance(spawned, ProcessSandbox) and spawned.mode in ("namespaces", "userns")
+        assert spawned.isolation.startswith("process: WARNING no filesystem isolation")
+        assert spawned.isolation_level == "namespaces"
 
 
-@needs_namespaces
-def test_isolation_line_is_honest_as_root(sandbox: ProcessSandbox) -> None:
-    if sandbox.mode in ("forkserver", "bwrap"):
-        assert "bubblewrap" in sandbox.isolation and "dropped from root" in sandbox.isolation
-        assert "; seccomp;" in sandbox.isolation
+def test_the_default_is_the_fork_server_and_its_line_is_honest(sandbox: ProcessSandbox) -> None:
+    assert sandbox.mode == "forkserver" and sandbox.isolation_level == "full"
+    assert sandbox._runner.binary.description in sandbox.isolation  # type: ignore[union-attr]
+    assert "network (none)" in sandbox.isolation and "read-only /usr only" in sandbox.isolation
+    assert "; seccomp;" in sandbox.isolation
+    if ROOT:
+        assert "dropped from root" in sandbox.isolation
     else:
-        assert "own uid per run, pid, ipc and network namespaces" in sandbox.isolation
-        assert "no filesystem isolation" in sandbox.isolation
+        assert "own uid" in sandbox.isolation

@@ -11,21 +11,19 @@ from __future__ import annotations
 import json
 import os
 import sys
-import warnings
 
 from hostile import ATTACKS, Context, request, result
 
-from pytest_req2rank.sandbox import ProcessSandbox
+from pytest_req2rank.sandbox import ProcessSandbox, SandboxUnavailable
 
 
 def main() -> None:
-    warnings.simplefilter("ignore")
     fields = json.loads(sys.argv[1])
     report: dict[str, object] = {"uid": os.getuid()}
     for mode in sys.argv[2:]:
         try:
             box, other = ProcessSandbox(mode=mode), ProcessSandbox(mode=mode)  # type: ignore[arg-type]
-        except OSError as exc:
+        except SandboxUnavailable as exc:
             report[mode] = {"unavailable": str(exc)}
             continue
         with box, other:
@@ -36,7 +34,10 @@ def main() -> None:
             ordered = sorted(ATTACKS, key=lambda a: a.name == "fork_bomb")
             results = {a.name: result(box.run(request(a, ctx)), ctx)
                        for a in ordered if box.mode in a.modes}
-            report[mode] = {"mode": box.mode, "isolation": box.isolation, "results": results}
+            binary = getattr(box._runner, "binary", None)
+            report[mode] = {"mode": box.mode, "isolation": box.isolation,
+                            "level": box.isolation_level, "results": results,
+                            "origin": binary.origin if binary is not None else None}
     print(json.dumps(report))
 
 
