@@ -14,7 +14,7 @@ from ..providers import LiteLLMProvider, ProviderConfigError, load_offline
 from ..settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError
 from ..suites import DynamicOptions, SuiteError, load_suite
 from ._config import load_settings
-from ._controller import Controller, store_path, weak_isolation_warning
+from ._controller import Controller, store_path
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
 from ._runner import Runner
 
@@ -179,7 +179,9 @@ def header_lines(config: pytest.Config) -> list[str]:
 def sandbox_line(level: IsolationLevel, description: str, sandbox: str) -> str:
     """The header's sandbox line: the isolation level first, a warning when it is weak."""
     if level in WEAK_ISOLATION:
-        return f"req2rank: sandbox WARNING: {weak_isolation_warning(level, sandbox)} | {description}"
+        warning = "" if "WARNING" in description else "WARNING: "
+        return (f"req2rank: sandbox isolation {level}, weaker than the default (full), chosen by "
+                f"--r2r-sandbox={sandbox} | {warning}{description}")
     return f"req2rank: sandbox isolation {level} | {description}"
 
 

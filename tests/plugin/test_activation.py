@@ -112,3 +112,45 @@ def test_a_configuration_error_found_while_collecting_is_a_usage_error(
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output and "Traceback" not in output
     result.stdout.fnmatch_lines(["*req2rank: --r2r-suite*missing.jsonl*"])
+
+
+def _results(root: Path, run_id: str) -> dict:
+    return json.loads((root / ".req2rank" / "runs" / run_id / "results.json").read_text())
+
+
+def _isolation(root: Path, run_id: str) -> str:
+    with sqlite3.connect(root / ".req2rank" / "req2rank.db") as db:
+        return db.execute("SELECT isolation FROM runs WHERE run_id = ?", [run_id]).fetchone()[0]
+
+
+def test_the_isolation_level_is_in_the_summary_results_and_store(suite_dir: pytest.Pytester) -> None:
+    result = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl", "-q")
+    result.assert_outcomes(passed=12)
+    result.stdout.fnmatch_lines(["run * | sandbox isolation full"])
+    assert "warning: sandbox isolation" not in result.stdout.str()
+    [(run_id, _seed)] = _runs(suite_dir.path)
+    document = _results(suite_dir.path, run_id)
+    assert document["run"]["isolation"] == "full"
+    assert not any("isolation" in warning for warning in document["summary"]["warnings"])
+    assert _isolation(suite_dir.path, run_id) == "full"
+
+
+def test_a_weaker_sandbox_named_explicitly_is_marked_everywhere(suite_dir: pytest.Pytester) -> None:
+    result = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl",
+                                            "--r2r-sandbox=process:unshare", "-v")
+    result.assert_outcomes(passed=12)
+    result.stdout.fnmatch_lines([
+        "req2rank: sandbox isolation namespaces, weaker than the default (full), chosen by "
+        "--r2r-sandbox=process:unshare | *WARNING*",
+        "run * | sandbox isolation namespaces",
+        "warning: sandbox isolation 'namespaces' *weaker than the default*",
+    ])
+    quiet = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl",
+                                           "--r2r-sandbox=process:unshare", "-q")
+    quiet.stdout.fnmatch_lines(["run * | sandbox isolation namespaces",
+                                "warning: sandbox isolation 'namespaces' *"])
+    for run_id, _seed in _runs(suite_dir.path):
+        document = _results(suite_dir.path, run_id)
+        assert document["run"]["isolation"] == "namespaces"
+        assert any("weaker than the default" in w for w in document["summary"]["warnings"])
+        assert _isolation(suite_dir.path, run_id) == "namespaces"
