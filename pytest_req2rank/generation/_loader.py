@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigurationError
 from ._checks import semantic_errors
 from ._models import (
     FunctionalRequirement,
@@ -20,7 +21,7 @@ from ._schema import schema_errors
 SEED_SUFFIX = ".toml"
 
 
-class SeedError(ValueError):
+class SeedError(ConfigurationError, ValueError):
     """One or more seed files are wrong; ``errors`` holds one ``file: field: reason`` line each."""
 
     def __init__(self, errors: list[str]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import ConfigurationError
 
-class SuiteError(ValueError):
+
+class SuiteError(ConfigurationError, ValueError):
     """A suite that cannot be loaded; the message is one line: where, what, how to fix."""
