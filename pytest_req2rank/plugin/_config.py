@@ -6,7 +6,9 @@ import os
 
 import pytest
 
-from ..settings import OPTIONS, OptionSpec, Settings, resolve_settings
+from ..settings import OPTIONS, OptionSpec, PathBases, Settings, resolve_settings
+
+WORKER_SETTINGS = "r2r_settings"
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -23,7 +25,15 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 def load_settings(config: pytest.Config) -> Settings:
-    """Raise ``SettingsError`` (one line) when a value is bad."""
+    """The run's settings; raise ``SettingsError`` (one line) when a value is bad.
+
+    Relative paths become absolute here, by pytest's own rule (:class:`PathBases`). An
+    xdist worker takes the controller's settings as they are, so every process of a run
+    uses the same values and the same files.
+    """
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKER_SETTINGS in workerinput:
+        return Settings.model_validate_json(workerinput[WORKER_SETTINGS])
 
     def cli(spec: OptionSpec) -> str | None:
         value = config.getoption(_dest(spec))
@@ -31,9 +41,20 @@ def load_settings(config: pytest.Config) -> Settings:
 
     def ini(spec: OptionSpec) -> str | None:
         value = config.getini(spec.ini)
-        return value if isinstance(value, str) and value else None
+        return None if value is None else str(value)
 
-    return resolve_settings(cli, os.environ, ini)
+    invocation_dir = config.invocation_params.dir
+    bases = PathBases(
+        given=invocation_dir,
+        ini=config.inipath.parent if config.inipath is not None else invocation_dir,
+        default=config.rootpath,
+    )
+    return resolve_settings(cli, os.environ, ini, bases)
+
+
+def worker_settings(settings: Settings) -> str:
+    """``settings`` as the controller hands them to an xdist worker (``workerinput``)."""
+    return settings.model_dump_json(by_alias=True)
 
 
 def _dest(spec: OptionSpec) -> str:

@@ -112,17 +112,13 @@ def test_the_panel_defaults_by_suite_and_can_be_named_or_switched_off() -> None:
 
 
 @pytest.mark.parametrize(("cli", "message"), [
-    ({"judges": ""}, None),
     ({"judges": "a,,b"}, "--r2r-judges: expected comma-separated model strings"),
     ({"judges": "fake/a,fake/a"}, "--r2r-judges: lists fake/a more than once"),
     ({"judges": "r2r/samples:x.jsonl"}, "--r2r-judges: r2r/samples:x.jsonl cannot judge"),
     ({"execution_weight": "-0.1"}, "--r2r-execution-weight: must be greater than or equal to 0"),
     ({"weights": "functionality=100"}, "--r2r-weights: weights lacks dimension(s) quality"),
 ])
-def test_bad_panel_settings_name_the_option(cli: dict[str, str], message: str | None) -> None:
-    if message is None:  # an empty value is no value: the default panel
-        assert resolve(cli=cli).judges is None
-        return
+def test_bad_panel_settings_name_the_option(cli: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError) as error:
         resolve(cli=cli)
     assert str(error.value).startswith(message)
