@@ -80,7 +80,7 @@ def read_jsonl(path: Path, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[
                 size = len(content) + _rest_of_line(handle)
                 raise JsonlError(
                     f"{path}:{number}:1: the line is {size:,} bytes, over the limit of "
-                    f"{max_line_bytes:,} bytes ({_mib(max_line_bytes)}) a line; "
+                    f"{_size(max_line_bytes)} a line; "
                     "shorten it (fewer or smaller tests, a shorter prompt or answer)"
                 )
             text = _decode(content, path, number)
@@ -120,8 +120,10 @@ def _decode(content: bytes, path: Path, number: int) -> str:
         ) from None
 
 
-def _mib(size: int) -> str:
-    return f"{size / (1024 * 1024):g} MiB"
+def _size(size: int) -> str:
+    mib = 1024 * 1024
+    whole = f" ({size // mib} MiB)" if size % mib == 0 else ""
+    return f"{size:,} bytes{whole}"
 
 
 def value_column(text: str, field: Sequence[str | int] = ()) -> int:

@@ -174,7 +174,7 @@ class Controller:
             return False
         try:
             write(self._open_store())
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             self._store_failed = True
             self.output_errors["store"] = f"could not write the store {self.paths.store} ({exc})"
             return False

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from ..settings import Settings, SettingsError
-from ..store import StoreUnusable, check_store, directory_problem
-from ._controller import OutputPaths
+
+if TYPE_CHECKING:
+    from ._controller import OutputPaths
 
 
 def check_outputs(settings: Settings, paths: OutputPaths) -> None:
     """Raise :class:`SettingsError` unless the store, the results JSON and the Q&A log can be
     written where the settings put them. Creates their directories; changes no file."""
+    from ..store import StoreUnusable, check_store  # the controller's, not a worker's, import
     store_option = "--r2r-db" if settings.db else "--r2r-dir"
     try:
         check_store(paths.store)
@@ -39,6 +43,8 @@ def _check_file(path: Path, option: str) -> None:
 
 
 def _check_directory(directory: Path, option: str) -> None:
+    from ..store import directory_problem
+
     problem = directory_problem(directory)
     if problem:
         raise SettingsError(f"{option}: {problem}; pass a path in a writable directory")

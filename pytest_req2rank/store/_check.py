@@ -20,6 +20,7 @@ REQUIRED_COLUMNS = {
     "llm_cache": ("key", "completion"),
 }
 """What another program's database lacks: the columns the store reads."""
+MAX_REASON_CHARS = 200
 _LEAVE = "the file is left as it is"
 
 
@@ -42,6 +43,11 @@ def check_store(path: Path) -> None:
         raise StoreUnusable(f"{path}: its directory {problem}; pass a path in a writable directory")
     if not path.exists():
         return
+    try:
+        os.close(os.open(path, os.O_RDWR))  # SQLite would quietly open a read-only file read-only
+    except OSError as exc:
+        raise StoreUnusable(f"{path}: cannot be written ({exc.strerror or exc}); make it "
+                            "writable, or pass another path") from None
     try:
         connection = sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True,
                                      timeout=BUSY_TIMEOUT_S, isolation_level=None)
@@ -79,7 +85,9 @@ def _check_tables(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def _describe(path: Path, exc: sqlite3.DatabaseError) -> str:
-    text = str(exc)
+    text = " ".join(str(exc).split())  # SQLite may quote a schema, line breaks and all
+    if len(text) > MAX_REASON_CHARS:
+        text = text[: MAX_REASON_CHARS - 3] + "..."
     if "not a database" in text:
         return f"{path}: not an SQLite database ({text}); pass another path; {_LEAVE}"
     if "malformed" in text or "corrupt" in text:
