@@ -10,13 +10,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One setting. ``field`` is the Settings field; the spellings derive from it."""
+    """One setting. ``field`` is the Settings field; the spellings derive from it.
+
+    ``path`` marks a setting that carries a file system path: the prefix before the path
+    in the value (``""``: the whole value is a path; ``"jsonl:"``: a path follows it).
+    """
 
     field: str
     help: str
     metavar: str = "VALUE"
     default_text: str = ""
     flag: bool = False
+    path: str | None = None
 
     @property
     def cli(self) -> str:
@@ -33,13 +38,16 @@ class OptionSpec:
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("model", "Model to benchmark: a LiteLLM model string, r2r/reference or r2r/samples:PATH",
-               "MODEL", "r2r/reference"),
-    OptionSpec("suite", "Suite to run: dynamic, humaneval or jsonl:PATH", "SUITE", "dynamic"),
+               "MODEL", "r2r/reference", path="r2r/samples:"),
+    OptionSpec("suite", "Suite to run: dynamic, humaneval or jsonl:PATH", "SUITE", "dynamic",
+               path="jsonl:"),
     OptionSpec("seed", "Run seed; the same seed plans the same items", "INT", "random"),
     OptionSpec("sample", "Run a deterministic subset of N tasks (drawn from the seed)", "N", "all"),
-    OptionSpec("json", "Write the results JSON here", "PATH", ".req2rank/runs/RUN_ID/results.json"),
-    OptionSpec("db", "SQLite store of runs and items", "PATH", ".req2rank/req2rank.db"),
-    OptionSpec("dir", "Directory for run outputs (results, Q&A logs, store)", "PATH", ".req2rank"),
+    OptionSpec("json", "Write the results JSON here", "PATH", ".req2rank/runs/RUN_ID/results.json",
+               path=""),
+    OptionSpec("db", "SQLite store of runs and items", "PATH", ".req2rank/req2rank.db", path=""),
+    OptionSpec("dir", "Directory for run outputs (results, Q&A logs, store)", "PATH", ".req2rank",
+               path=""),
     OptionSpec("api_base", "Base URL of an OpenAI-compatible gateway or local server", "URL", "none"),
     OptionSpec("concurrency", "Concurrent model calls per worker process", "N", "4"),
     OptionSpec("timeout", "Timeout of one model API call, in seconds", "SECONDS", "120"),
@@ -54,7 +62,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("skills", "Restrict the dynamic draw to these skills", "SKILL,...", "all"),
     OptionSpec("domains", "Restrict the dynamic draw to these domains", "DOMAIN,...", "all"),
     OptionSpec("seeds", "Directory of requirement seeds for the dynamic suite", "DIR",
-               "the seeds/ directory of the project"),
+               "the seeds/ directory of the project", path=""),
     OptionSpec("generator", "Model that elaborates each drawn requirement (three-stage pipeline)",
                "MODEL", "none: offline seed variants"),
     OptionSpec("judges", "Judge panel: r2r/static and/or LiteLLM model strings, or none",
@@ -70,7 +78,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "SCORE", "none"),
     OptionSpec("gate_on", "What --r2r-fail-under compares: score or ci-low", "WHAT", "score"),
     OptionSpec("baseline", "Results JSON of an earlier run: rerun its seed and fail on a regression",
-               "PATH", "none"),
+               "PATH", "none", path=""),
     OptionSpec("max_drop", "Largest tolerated drop against --r2r-baseline, in score points",
                "POINTS", "0"),
     OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),

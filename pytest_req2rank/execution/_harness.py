@@ -16,6 +16,7 @@ from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any, Literal
 
+from ..errors import Req2RankError
 from ..models import Probe, TestOutcome, TestStatus
 from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
 from ._ast_tools import segment, split_lines
@@ -42,7 +43,7 @@ _CHECK_STATUS: dict[str, TestStatus] = {
 }
 
 
-class SandboxFailed(Exception):
+class SandboxFailed(Req2RankError):
     """The sandbox itself failed twice; nothing can be said about the code."""
 
 

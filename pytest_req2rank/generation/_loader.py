@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigurationError
 from ._checks import semantic_errors
 from ._models import (
     FunctionalRequirement,
@@ -18,9 +20,11 @@ from ._models import (
 from ._schema import schema_errors
 
 SEED_SUFFIX = ".toml"
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)$")
+_TOML_END = "(at end of document)"
 
 
-class SeedError(ValueError):
+class SeedError(ConfigurationError, ValueError):
     """One or more seed files are wrong; ``errors`` holds one ``file: field: reason`` line each."""
 
     def __init__(self, errors: list[str]) -> None:
@@ -63,9 +67,10 @@ def load_seeds(directory: str | Path | None = None) -> list[Seed]:
 
 def _parse(path: Path) -> tuple[Seed | None, list[str]]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return None, [f"{path}: <toml>: {exc}"]
+        return None, [_toml_error(path, text, exc)]
     except (OSError, UnicodeDecodeError) as exc:
         return None, [f"{path}: <file>: cannot be read ({exc})"]
     findings = schema_errors(data)
@@ -76,6 +81,21 @@ def _parse(path: Path) -> tuple[Seed | None, list[str]]:
     if findings:
         return None, [f"{path}: {where}: {reason}" for where, reason in findings]
     return _build(data, path), []
+
+
+def _toml_error(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
+    """``FILE:LINE:COLUMN: <toml>: what``, from the position tomllib puts in its message."""
+    message = str(exc)
+    located = _TOML_POSITION.search(message)
+    if located:
+        line, column = located.group(1), located.group(2)
+    elif message.endswith(_TOML_END):
+        lines = text.split("\n")
+        line, column = str(len(lines)), str(len(lines[-1]) + 1)
+    else:
+        return f"{path}: <toml>: {message}"
+    reason = message[: located.start() if located else -len(_TOML_END)].rstrip()
+    return f"{path}:{line}:{column}: <toml>: {reason}"
 
 
 def _build(data: dict[str, Any], path: Path) -> Seed:

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import Req2RankError
 from ..models import ExecutionResult, Probe
 from ..mutation import mutate_files
 from ._models import ProjectRequirement
@@ -22,7 +23,7 @@ class ProbeGrader(Protocol):
                  setup: str = "") -> ExecutionResult: ...
 
 
-class InfrastructureError(RuntimeError):
+class InfrastructureError(Req2RankError, RuntimeError):
     """The sandbox failed; nothing can be concluded about the seed."""
 
 

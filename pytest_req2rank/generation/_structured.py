@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
+from ..errors import Req2RankError
 from ..models import Priority, Probe
 from ._models import FunctionalRequirement, Guidance, Interface, ProjectRequirement
 from ._schema import field_path
@@ -19,7 +20,7 @@ _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
 _PRIORITY: dict[str, Priority] = {"must": "must", "should": "should", "nice-to-have": "nice"}
 
 
-class StructureError(ValueError):
+class StructureError(Req2RankError, ValueError):
     """The answer is not a valid ProjectRequirement; ``errors`` holds one line per problem."""
 
     def __init__(self, errors: list[str]) -> None:

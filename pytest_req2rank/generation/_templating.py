@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..errors import Req2RankError
+
 SlotValue = int | float | str | bool
 
 _PROSE = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
@@ -102,7 +104,7 @@ _SAFE_NODES = (
 )
 
 
-class ExpressionError(ValueError):
+class ExpressionError(Req2RankError, ValueError):
     """An ``expect_expr`` is not a safe expression over slot values and plain data."""
 
 

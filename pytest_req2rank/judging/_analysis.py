@@ -29,6 +29,7 @@ from radon.metrics import mi_visit
 from radon.raw import analyze
 from radon.visitors import Function
 
+from ..errors import Req2RankError
 from ..sandbox import PathEscape, check_path
 
 RUFF_TIMEOUT_S = 60.0
@@ -49,7 +50,7 @@ BANDIT_ASSERT_TEST = "B101"
 _BANDIT_LOCK = threading.Lock()
 
 
-class AnalysisError(RuntimeError):
+class AnalysisError(Req2RankError, RuntimeError):
     """An analyser could not run (missing, crashed, timed out); not the code's fault."""
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from ..errors import Req2RankError
 from ..generation._schema import field_path
 from ..scoring import DIMENSIONS
 from ..scoring._dimensions import validated_judge_scores
@@ -21,7 +22,7 @@ MAX_OBJECT_STARTS = 200
 """How many ``{`` positions are tried when looking for an embedded object."""
 
 
-class InvalidAnswer(ValueError):
+class InvalidAnswer(Req2RankError, ValueError):
     """A judge answer that cannot be used; the message is one line saying why."""
 
 

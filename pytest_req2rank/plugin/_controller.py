@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,21 +27,20 @@ if TYPE_CHECKING:
     from ..store import Store
 
 
-def store_path(settings: Settings, rootdir: Path) -> Path:
+def store_path(settings: Settings) -> Path:
     """The SQLite store: ``--r2r-db``, else ``req2rank.db`` in the output directory."""
-    if settings.db:
-        return _absolute(settings.db, rootdir)
-    return _absolute(settings.dir, rootdir) / "req2rank.db"
+    return settings.db or settings.dir / "req2rank.db"
 
 
 class OutputPaths:
-    """Where a run writes: results JSON, Q&A log and the store (defaults under ``.req2rank/``)."""
+    """Where a run writes: results JSON, Q&A log and the store (defaults under ``.req2rank/``).
+    The settings' paths are absolute already (see ``settings.PathBases``)."""
 
-    def __init__(self, settings: Settings, run_id: str, rootdir: Path) -> None:
-        run_dir = _absolute(settings.dir, rootdir) / "runs" / run_id
-        self.results = _absolute(settings.json_path, rootdir) if settings.json_path else run_dir / "results.json"
+    def __init__(self, settings: Settings, run_id: str) -> None:
+        run_dir = settings.dir / "runs" / run_id
+        self.results = settings.json_path or run_dir / "results.json"
         self.qa_log = run_dir / "qa.jsonl"
-        self.store = store_path(settings, rootdir)
+        self.store = store_path(settings)
 
 
 @contextmanager
@@ -84,9 +85,31 @@ def weak_isolation_warning(level: IsolationLevel, sandbox: str) -> str:
             f"chosen by --r2r-sandbox={sandbox}; this run's results are marked with it")
 
 
-def _absolute(path: Path, rootdir: Path) -> Path:
-    path = path.expanduser()
-    return path if path.is_absolute() else rootdir / path
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _write_text(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` (creating its directory); False when it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError:
+        return False
+    return True
+
+
+def _write_temporary(text: str, prefix: str) -> Path | None:
+    """Write ``text`` to a new file of the temporary directory (an unpredictable name: no
+    one else's file or link is overwritten); None when it cannot be written."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=prefix, suffix="-results.json")
+        with os.fdopen(handle, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError:
+        return None
+    return Path(name)
 
 
 class Controller:
@@ -109,7 +132,6 @@ class Controller:
         self,
         settings: Settings,
         plan: RunPlan,
-        rootdir: Path,
         sandbox_info: str,
         isolation: IsolationLevel,
         *,
@@ -120,7 +142,7 @@ class Controller:
         self.settings = settings
         self.runs_tests = runs_tests
         self.plan = plan
-        self.paths = OutputPaths(settings, plan.run_id, rootdir)
+        self.paths = OutputPaths(settings, plan.run_id)
         self.sandbox_info = sandbox_info
         self.isolation: IsolationLevel = isolation
         self.baseline = baseline
@@ -128,8 +150,10 @@ class Controller:
         self.started_at = datetime.now(UTC)
         self._t0 = time.perf_counter()
         self._store: Store | None = None
+        self._store_failed = False
         self.document: ResultsDocument | None = None
-        self.write_error: str | None = None
+        self.output_errors: dict[str, str] = {}
+        """What could not be written (``store``, ``qa log``, ``results``), and where it is instead."""
 
     @property
     def gate_failed(self) -> bool:
@@ -143,12 +167,29 @@ class Controller:
             return  # a resumed run reporting an item it had already kept
         from .. import report
 
-        self._open_store().add_item(self.plan.run_id, item)
-        report.append_qa(
-            self.paths.qa_log,
-            report.qa_record(item, temperature=self.settings.temperature,
-                             max_new_tokens=self.settings.max_tokens),
-        )
+        self._in_store(lambda store: store.add_item(self.plan.run_id, item))
+        try:
+            report.append_qa(
+                self.paths.qa_log,
+                report.qa_record(item, temperature=self.settings.temperature,
+                                 max_new_tokens=self.settings.max_tokens),
+            )
+        except OSError as exc:
+            self.output_errors.setdefault(
+                "qa log", f"could not write the Q&A log {self.paths.qa_log} ({_reason(exc)})")
+
+    def _in_store(self, write: Callable[[Store], None]) -> bool:
+        """Run ``write`` on the store; after a failure, note it once and stop using the store
+        (each later attempt could wait out the busy timeout), so the run goes on."""
+        if self._store_failed:
+            return False
+        try:
+            write(self._open_store())
+        except (sqlite3.Error, OSError) as exc:
+            self._store_failed = True
+            self.output_errors["store"] = f"could not write the store {self.paths.store} ({exc})"
+            return False
+        return True
 
     def _open_store(self) -> Store:
         if self._store is None:
@@ -176,7 +217,7 @@ class Controller:
             return self._finish(interrupted=interrupted)
 
     def _finish(self, *, interrupted: bool) -> ResultsDocument:
-        from ..report import InvalidResults, ResultsDocument, RunInfo, build_summary, write_results
+        from ..report import ResultsDocument, RunInfo, build_summary
 
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
         items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
@@ -205,28 +246,40 @@ class Controller:
             summary=summary,
             items=items,
         )
-        try:
-            write_results(self.document, self.paths.results)
-        except OSError as exc:
-            self.write_error = f"could not write {self.paths.results}: {exc.strerror or exc}"
-        except InvalidResults as exc:
-            kept = self.paths.results.with_name(self.paths.results.name + ".invalid")
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            kept.write_text(self.document.model_dump_json(indent=2), encoding="utf-8")
-            self.write_error = (
-                f"the results failed schema validation at {exc.where} ({exc.message}); "
-                f"kept unvalidated as {kept} - please report this as a bug"
-            )
-        store = self._open_store()
-        store.finish_run(
+        self._in_store(lambda store: store.finish_run(
             self.plan.run_id,
             finished_at=finished_at,
             summary=summary.model_dump(mode="json"),
             status="interrupted" if interrupted else "finished",
-        )
-        store.close()
-        self._store = None
+        ))
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        self._write_results(self.document)
         return self.document
+
+    def _write_results(self, document: ResultsDocument) -> None:
+        """Write the results JSON; when it cannot be, keep it elsewhere and say where."""
+        from ..report import InvalidResults, write_results
+
+        results = self.paths.results
+        try:
+            write_results(document, results)
+            return
+        except InvalidResults as exc:
+            problem = (f"the results failed schema validation at {exc.where} ({exc.message}) - "
+                       "please report this as a bug")
+            elsewhere = [results.with_name(results.name + ".invalid")]
+        except OSError as exc:
+            problem = f"could not write the results JSON {results} ({_reason(exc)})"
+            elsewhere = [self.paths.qa_log.with_name("results.json")]
+        text = document.model_dump_json(indent=2)
+        kept = next((path for path in elsewhere if path != results and _write_text(path, text)),
+                    None) or _write_temporary(text, f"req2rank-{self.plan.run_id}-")
+        places = [f"written to {kept} instead"] if kept else []
+        if not self._store_failed:
+            places.append(f"its items are in the store {self.paths.store} (run {self.plan.run_id})")
+        self.output_errors["results"] = f"{problem}; " + ("; ".join(places) or "nothing of it was kept")
 
     def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
         from ..report import BaselineReport, GateReport, RegressionReport, scores_by_requirement

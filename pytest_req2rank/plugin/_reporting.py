@@ -8,11 +8,14 @@ from typing import Any
 import pytest
 
 from ..models import ItemResult
+from ._config import WORKER_SETTINGS, worker_settings
 from ._controller import Controller
 from ._keys import RUNNER_KEY
 from ._session import lost_item
 
 _PARAM_ID = re.compile(r"\[(.+)\]$")
+EXIT_OUTPUT_FAILED = 7
+"""The run finished, but an output (results JSON, Q&A log, store) could not be written."""
 
 
 class ControllerPlugin:
@@ -25,7 +28,9 @@ class ControllerPlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["r2r_plan"] = node.config.stash[RUNNER_KEY].plan.model_dump(mode="json")
+        runner = node.config.stash[RUNNER_KEY]
+        node.workerinput["r2r_plan"] = runner.plan.model_dump(mode="json")
+        node.workerinput[WORKER_SETTINGS] = worker_settings(runner.settings)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "r2r_result", None)
@@ -46,14 +51,17 @@ class ControllerPlugin:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
         document = self.controller.document
-        if document is None or not document.summary.gates:
+        if document is None:
             return
-        # With a gate, unsolved items are measurements, not failures: the gate decides.
-        # Anything else that failed (errors, other tests) keeps pytest's own status.
-        if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not self.other_failures:
+        normal = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+        if document.summary.gates and exitstatus in normal and not self.other_failures:
+            # With a gate, unsolved items are measurements, not failures: the gate decides.
+            # Anything else that failed (errors, other tests) keeps pytest's own status.
             from ..scoring import EXIT_GATE_FAILED
 
             session.exitstatus = EXIT_GATE_FAILED if self.controller.gate_failed else pytest.ExitCode.OK
+        if self.controller.output_errors and session.exitstatus in normal:
+            session.exitstatus = EXIT_OUTPUT_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         document = self.controller.document
@@ -62,5 +70,5 @@ class ControllerPlugin:
         from ..report import render_summary
 
         terminalreporter.write_sep("=", "req2rank summary")
-        for line in render_summary(document, self.controller.paths, self.controller.write_error):
+        for line in render_summary(document, self.controller.paths, self.controller.output_errors):
             terminalreporter.write_line(line)

@@ -39,9 +39,7 @@ class Runner:
         plan: RunPlan,
         tasks: dict[str, Task],
         store_path: Path,
-        rootdir: Path,
     ) -> None:
-        self.rootdir = rootdir
         self.settings = settings
         self.plan = plan
         self.tasks = tasks
@@ -88,10 +86,7 @@ class Runner:
     def seeds(self) -> dict[str, Seed]:
         from ..generation import load_seeds
 
-        seeds_dir = self.settings.seeds
-        if seeds_dir is not None and not seeds_dir.is_absolute():
-            seeds_dir = self.rootdir / seeds_dir
-        return {seed.id: seed for seed in load_seeds(seeds_dir)}
+        return {seed.id: seed for seed in load_seeds(self.settings.seeds)}
 
     @cached_property
     def generator(self) -> Provider | None:

@@ -10,11 +10,13 @@ import pytest
 from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult, Task
 from ..draws import Draw, new_draw
 from ..plan import RunPlan, build_plan
-from ..providers import LiteLLMProvider, ProviderConfigError, load_offline
+from ..errors import ConfigurationError
+from ..providers import check_model
 from ..settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError
-from ..suites import DynamicOptions, SuiteError, load_suite
+from ..suites import DynamicOptions, SeedLibraryError, SuiteError, load_suite, suite_key
 from ._config import load_settings
 from ._controller import Controller, store_path
+from ._preflight import check_outputs
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
 from ._runner import Runner
 
@@ -30,73 +32,73 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     draws them here and ships the plan to its workers.
     """
     settings = load_settings(config)
-    db = store_path(settings, config.rootpath)
+    db = store_path(settings)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and "r2r_plan" in workerinput:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
-        tasks = _load_tasks(settings, config.rootpath, plan.seed)
-        runner = Runner(settings, plan, {t.item_id: t for t in tasks}, db, config.rootpath)
+        tasks = _load_tasks(settings, plan.seed)
+        runner = Runner(settings, plan, {t.item_id: t for t in tasks}, db)
         runner.sandbox.prestart()  # warm while pytest collects
         config.stash[RUNNER_KEY] = runner
         return
     draw = draw or new_draw()
-    baseline = _load_baseline(settings, config.rootpath)
+    baseline = _load_baseline(settings)
     finished: list[ItemResult] = []
     if settings.resume:
         plan, finished = _resumed_plan(settings, db)
-        tasks = _load_tasks(settings, config.rootpath, plan.seed)
+        tasks = _load_tasks(settings, plan.seed)
     else:
         seed = settings.seed if settings.seed is not None else draw.seed
         if baseline is not None:
             seed = _baseline_seed(settings, baseline[1])
-        tasks = _load_tasks(settings, config.rootpath, seed)
+        tasks = _load_tasks(settings, seed)
         plan = build_plan(tasks, model=settings.model, suite=settings.suite, seed=seed,
                           sample=settings.sample, run_id=draw.run_id)
     by_id = {task.item_id: task for task in tasks}
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
-    runner = Runner(settings, plan, by_id, db, config.rootpath)
+    runner = Runner(settings, plan, by_id, db)
     _check_model(runner, [by_id[item_id].task_id for item_id in plan.item_ids])
     config.stash[RUNNER_KEY] = runner
     if workerinput is not None:  # a worker that planned the run itself
         runner.sandbox.prestart()
         return
-    controller = Controller(settings, plan, config.rootpath, runner.sandbox.isolation,
+    controller = Controller(settings, plan, runner.sandbox.isolation,
                             runner.sandbox.isolation_level,
                             baseline=baseline, finished=finished,
                             runs_tests=not config.pluginmanager.hasplugin("dsession"))
+    check_outputs(settings, controller.paths)
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin
 
     config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
 
 
-def _load_tasks(settings: Settings, rootdir: Path, seed: int) -> list[Task]:
-    seeds_dir = settings.seeds
-    if seeds_dir is not None and not seeds_dir.is_absolute():
-        seeds_dir = rootdir / seeds_dir
+def _load_tasks(settings: Settings, seed: int) -> list[Task]:
     dynamic = DynamicOptions(
         rounds=settings.rounds, complexities=settings.complexity, skills=settings.skills,
-        domains=settings.domains, seeds_dir=seeds_dir,
+        domains=settings.domains, seeds_dir=settings.seeds,
     )
     try:
-        return load_suite(settings.suite, rootdir=rootdir, seed=seed, dynamic=dynamic)
+        return load_suite(settings.suite, seed=seed, dynamic=dynamic)
+    except SeedLibraryError as exc:
+        raise SettingsError(f"--r2r-seeds: {exc}") from None
     except SuiteError as exc:
         raise SettingsError(f"--r2r-suite: {exc}") from None
 
 
-def _load_baseline(settings: Settings, rootdir: Path) -> tuple[Path, ResultsDocument] | None:
+def _load_baseline(settings: Settings) -> tuple[Path, ResultsDocument] | None:
     if settings.baseline is None:
         return None
     from ..report import load_results
 
-    path = settings.baseline if settings.baseline.is_absolute() else rootdir / settings.baseline
+    path = settings.baseline
     try:
         document = load_results(path)
     except ValueError as exc:
         raise SettingsError(f"--r2r-baseline: {exc}") from None
-    if document.run.suite != settings.suite:
+    if suite_key(document.run.suite) != suite_key(settings.suite):
         raise SettingsError(
             f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {settings.suite!r}; "
             f"pass --r2r-suite={document.run.suite} to compare the same requirements"
@@ -116,9 +118,18 @@ def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
 
 def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResult]]:
     """The plan and the finished items of the run to resume."""
-    from ..store import Store
+    from ..store import Store, StoreUnusable, check_store
 
     run_id = settings.resume or ""
+    if not db.exists():
+        raise SettingsError(
+            f"--r2r-resume: no store at {db}, so no run {run_id!r} to resume; pass the "
+            "--r2r-db (or --r2r-dir) of the interrupted run"
+        )
+    try:
+        check_store(db)
+    except StoreUnusable as exc:
+        raise SettingsError(f"--r2r-resume: {exc}") from None
     store = Store(db)
     try:
         run = store.run(run_id)
@@ -128,8 +139,11 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
                 "(its runs table) or a results.json, and the same --r2r-db"
             )
         plan = RunPlan.model_validate_json(run["plan"])
-        for field, stored in (("model", plan.model), ("suite", plan.suite)):
-            if getattr(settings, field) != stored:
+        for field, stored, same in (
+            ("model", plan.model, plan.model == settings.model),
+            ("suite", plan.suite, suite_key(plan.suite) == suite_key(settings.suite)),
+        ):
+            if not same:
                 raise SettingsError(
                     f"--r2r-resume: run {run_id} benchmarked {field} {stored!r}; "
                     f"resume it with --r2r-{field}={stored}"
@@ -140,23 +154,20 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
 
 
 def _check_model(runner: Runner, task_ids: list[str]) -> None:
-    """Check the model and the judges once, up front, so a broken samples file or an
-    unroutable model name is one clear error rather than one failure per item."""
-    model = runner.settings.model
-    try:
-        if model.startswith("r2r/"):
-            load_offline(model, task_ids=task_ids)
-        elif isinstance(runner.provider, LiteLLMProvider):
-            runner.provider.validate()
-    except ProviderConfigError as exc:
-        raise SettingsError(f"--r2r-model: {exc}") from None
-    for judge in runner.settings.panel():
-        if judge == STATIC_JUDGE:
-            continue
+    """Check the model, the generator and the judges once, up front, so a broken samples
+    file, an unroutable model name or a model missing from the fake script is one clear
+    error rather than one failure per item. Builds no provider of the run (nor its store)."""
+    settings = runner.settings
+    checks = [("--r2r-model", settings.model, settings.api_base, task_ids)]
+    if settings.generator is not None:
+        checks.append(("--r2r-generator", settings.generator, settings.api_base, None))
+    checks += [("--r2r-judges", judge, None, None)
+               for judge in settings.panel() if judge != STATIC_JUDGE]
+    for option, model, api_base, ids in checks:
         try:
-            LiteLLMProvider(judge).validate()
-        except ProviderConfigError as exc:
-            raise SettingsError(f"--r2r-judges: {exc}") from None
+            check_model(model, api_base=api_base, task_ids=ids)
+        except ConfigurationError as exc:
+            raise SettingsError(f"{option}: {exc}") from None
 
 
 def header_lines(config: pytest.Config) -> list[str]:

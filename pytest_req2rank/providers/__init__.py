@@ -22,7 +22,7 @@ from ._cache import CachedProvider, ResponseCache, cache_key
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._litellm import LiteLLMProvider
 from ._reference import REFERENCE_MODEL, ReferenceProvider
-from ._resolve import load_offline, resolve_provider
+from ._resolve import check_model, load_offline, resolve_provider
 from ._retry import RetryPolicy
 from ._samples import SAMPLES_PREFIX, SamplesProvider, load_samples
 
@@ -45,6 +45,7 @@ __all__ = [
     "SamplesProvider",
     "apply_offline_defaults",
     "cache_key",
+    "check_model",
     "load_offline",
     "load_samples",
     "resolve_provider",

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import ConfigurationError, Req2RankError
 from ..models import Task
 
 
@@ -52,7 +53,7 @@ class Completion(BaseModel):
 FailureKind = Literal["api_error", "timeout"]
 
 
-class ProviderError(Exception):
+class ProviderError(Req2RankError):
     """A call that failed after retries.
 
     ``kind`` is ``"timeout"`` when the provider timed out twice (the item is a
@@ -67,7 +68,7 @@ class ProviderError(Exception):
         self.attempts = attempts
 
 
-class ProviderConfigError(ValueError):
+class ProviderConfigError(ConfigurationError, ValueError):
     """A model string or provider setting that cannot work; message says how to fix it."""
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ._base import Provider, ProviderConfigError
-from ._litellm import LiteLLMProvider
+from ._litellm import FAKE_PREFIX, LiteLLMProvider
 from ._reference import REFERENCE_MODEL, ReferenceProvider
 from ._samples import SAMPLES_PREFIX, SamplesProvider
 
@@ -46,3 +46,22 @@ def resolve_provider(model: str, *, api_base: str | None = None, concurrency: in
     if model.startswith(OFFLINE_PREFIX):
         return load_offline(model)
     return LiteLLMProvider(model, api_base=api_base, concurrency=concurrency)
+
+
+def check_model(model: str, *, api_base: str | None = None,
+                task_ids: Iterable[str] | None = None) -> None:
+    """Check, before any call, that ``model`` can answer; raise a ConfigurationError
+    (ProviderConfigError, or FakeScriptError for a ``fake/`` model) saying why not.
+
+    A built-in is loaded (a samples file read, and checked to cover ``task_ids``); a
+    ``fake/`` model must be in the fake script (litellm is not imported for it); any other
+    model must be one LiteLLM can route, which imports litellm (seconds of CPU).
+    """
+    if model.startswith(OFFLINE_PREFIX):
+        load_offline(model, task_ids=task_ids)
+    elif model.startswith(FAKE_PREFIX):
+        from ..testing import check_scripted
+
+        check_scripted(model[len(FAKE_PREFIX):])
+    else:
+        LiteLLMProvider(model, api_base=api_base).validate()

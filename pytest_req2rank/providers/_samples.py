@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..jsonl import JsonlError, Line, read_jsonl
 from ._base import Completion, CompletionRequest, Provider, ProviderConfigError, ProviderError
 
 SAMPLES_PREFIX = "r2r/samples:"
@@ -15,41 +16,34 @@ _SHOWN_IDS = 5
 
 
 def load_samples(path: Path) -> dict[str, str]:
-    """Read a samples file into ``{task_id: completion}``; raise ProviderConfigError on any flaw.
+    """Read a samples file into ``{task_id: completion}``; raise ProviderConfigError on any flaw,
+    at ``FILE:LINE:COLUMN``. Lines are limited to :data:`~pytest_req2rank.jsonl.MAX_LINE_BYTES`.
 
     Lines follow the human-eval / EvalPlus convention: ``task_id`` and
     ``completion`` (or EvalPlus's ``solution`` when there is no ``completion``);
     other keys are ignored. When a task has several samples, the first one is used.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProviderConfigError(
-            f"{path}: samples file not found; pass r2r/samples:PATH with an existing JSONL file "
-            "(relative paths start from the current directory)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProviderConfigError(f"{path}: cannot read the samples file ({exc})") from None
     samples: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            task_id, completion = _parse_line(line, f"{path}:{number}")
+    try:
+        for line, record in read_jsonl(path):
+            task_id, completion = _parse_line(record, line)
             samples.setdefault(task_id, completion)
+    except JsonlError as exc:
+        if exc.missing:
+            raise ProviderConfigError(
+                f"{path}: samples file not found; pass r2r/samples:PATH with an existing JSONL "
+                "file (a relative path starts from the directory pytest was invoked in)"
+            ) from None
+        raise ProviderConfigError(f"{exc}; {_LINE_HINT}") from None
     if not samples:
         raise ProviderConfigError(f"{path}: the samples file holds no samples; {_LINE_HINT}")
     return samples
 
 
-def _parse_line(line: str, where: str) -> tuple[str, str]:
-    try:
-        record: Any = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ProviderConfigError(
-            f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); {_LINE_HINT}"
-        ) from None
+def _parse_line(record: Any, line: Line) -> tuple[str, str]:
     if not isinstance(record, dict):
         raise ProviderConfigError(
-            f"{where}: expected a JSON object, got {type(record).__name__}; {_LINE_HINT}"
+            f"{line.where()}: expected a JSON object, got {type(record).__name__}; {_LINE_HINT}"
         )
     task_id = record.get("task_id")
     if isinstance(task_id, int) and not isinstance(task_id, bool):
@@ -57,18 +51,19 @@ def _parse_line(line: str, where: str) -> tuple[str, str]:
     if not isinstance(task_id, str) or not task_id.strip():
         problem = "missing" if task_id is None else f"must be a non-empty string, got {task_id!r}"
         raise ProviderConfigError(
-            f'{where}: "task_id" {problem}; add the id of the task this completion answers'
+            f'{line.where("task_id")}: "task_id" {problem}; '
+            "add the id of the task this completion answers"
         )
     key = "completion" if "completion" in record else "solution"
     completion = record.get(key)
     if completion is None:
         raise ProviderConfigError(
-            f'{where}: missing "completion" (or "solution") for task {task_id!r}; '
+            f'{line.where(key)}: missing "completion" (or "solution") for task {task_id!r}; '
             "add the model's answer as a string"
         )
     if not isinstance(completion, str):
         raise ProviderConfigError(
-            f'{where}: "{key}" must be a string, got {type(completion).__name__}; '
+            f'{line.where(key)}: "{key}" must be a string, got {type(completion).__name__}; '
             "put the model's answer in one JSON string"
         )
     return task_id, completion

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import Req2RankError
 from ..models import IsolationLevel, ItemResult, Status
 
 SCHEMA_VERSION = 1
@@ -199,7 +200,7 @@ def results_schema() -> dict[str, Any]:
     return json.loads(text)  # type: ignore[no-any-return]
 
 
-class InvalidResults(ValueError):
+class InvalidResults(Req2RankError, ValueError):
     """A document that is not a valid results JSON: ``where`` it fails (a JSON path) and why."""
 
     def __init__(self, where: str, message: str) -> None:

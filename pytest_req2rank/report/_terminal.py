@@ -18,9 +18,11 @@ class OutputLocations(Protocol):
 
 
 def render_summary(
-    document: ResultsDocument, paths: OutputLocations, write_error: str | None = None
+    document: ResultsDocument, paths: OutputLocations,
+    output_errors: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """The lines printed after the run (without the section separator)."""
+    """The lines printed after the run (without the section separator). ``output_errors``
+    says which outputs (``results``, ``qa log``, ``store``) could not be written, and why."""
     run, summary = document.run, document.summary
     lines = [f"run {run.id} | model {run.model} | suite {run.suite} | seed {run.seed}"
              f" | sandbox isolation {run.isolation or 'unknown'}"]
@@ -48,11 +50,11 @@ def render_summary(
         lines += _baseline_lines(summary.baseline)
     for gate in summary.gates:
         lines.append(f"gate {gate.name}: {'PASSED' if gate.passed else 'FAILED'} ({gate.message})")
-    if write_error:
-        lines.append(f"error: {write_error}")
-    else:
+    errors = output_errors or {}
+    if "results" not in errors:
         lines.append(f"results: {paths.results}")
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
+    lines += [f"error: {message}" for message in errors.values()]
     return lines
 
 

@@ -11,8 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import ConfigurationError
 from ..options import OPTIONS, OptionSpec
+from ._paths import PathBases, absolute, with_absolute_path
 
 DEFAULT_MODEL = "r2r/reference"
+DEFAULT_DIR = ".req2rank"
+"""Where a run's outputs go by default, under the rootdir."""
 STATIC_JUDGE = "r2r/static"
 """The built-in deterministic judge: static analysis plus the execution evidence."""
 COMPLEXITIES = ("C1", "C2", "C3", "C4")
@@ -35,7 +38,7 @@ class Settings(BaseModel):
     sample: int | None = Field(default=None, ge=1)
     json_path: Path | None = Field(default=None, alias="json")
     db: Path | None = None
-    dir: Path = Path(".req2rank")
+    dir: Path = Path(DEFAULT_DIR)
     api_base: str | None = None
     concurrency: int = Field(default=4, ge=1, le=1024)
     timeout: float = Field(default=120.0, gt=0)
@@ -216,24 +219,32 @@ Lookup = Callable[[OptionSpec], str | None]
 
 
 def resolve_settings(
-    cli: Lookup, env: Mapping[str, str], ini: Lookup
+    cli: Lookup, env: Mapping[str, str], ini: Lookup, bases: PathBases | None = None
 ) -> Settings:
     """Build Settings from the three sources; raise :class:`SettingsError` on the first bad value.
 
-    ``cli`` and ``ini`` return the raw string for an option, or ``None`` when unset.
+    ``cli`` and ``ini`` return the raw string for an option, or ``None`` when unset. A value
+    that is set but empty (``--r2r-model=``, ``R2R_MODEL=``, ``r2r_model =``) is an error,
+    not the default: it is what an unset shell variable gives. Relative paths become
+    absolute here, from ``bases`` (default: the current directory for every source).
     """
+    bases = bases or PathBases.here()
     raw: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for spec in OPTIONS:
-        for source, value in (
-            (spec.cli, cli(spec)),
-            (f"environment variable {spec.env}", env.get(spec.env)),
-            (f"ini option {spec.ini}", ini(spec)),
+        for source, value, base in (
+            (spec.cli, cli(spec), bases.given),
+            (f"environment variable {spec.env}", env.get(spec.env), bases.given),
+            (f"ini option {spec.ini}", ini(spec), bases.ini),
         ):
-            if value is not None and str(value).strip() != "":
-                raw[spec.field] = str(value).strip()
-                sources[spec.field] = source
-                break
+            if value is None:
+                continue
+            text = str(value).strip()
+            if not text:
+                raise SettingsError(_empty_message(spec, source))
+            raw[spec.field] = with_absolute_path(spec, text, base)
+            sources[spec.field] = source
+            break
     if "sandbox" not in raw:
         from ..sandbox import backend_from_env
 
@@ -242,10 +253,23 @@ def resolve_settings(
             raw["sandbox"] = implied
             sources["sandbox"] = "environment variable R2R_SANDBOX_ENABLED"
     raw["explicit"] = frozenset(raw)
+    raw.setdefault("dir", str(absolute(DEFAULT_DIR, bases.default)))
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:
         raise SettingsError(_first_error(exc, sources)) from None
+
+
+def _empty_message(spec: OptionSpec, source: str) -> str:
+    default = f"the default ({spec.default_text})" if spec.default_text else "the default"
+    if source == spec.cli:
+        return (f"{spec.cli}: the value is empty (an unset shell variable?); give a value, "
+                f"or leave the option out for {default}")
+    if source.startswith("environment"):
+        return (f"{spec.cli} (from {source}): the variable is set but empty; give a value, "
+                f"or unset {spec.env} for {default}")
+    return (f"{spec.cli} (from {source}): the value is empty; give a value, or remove "
+            f"the line for {default}")
 
 
 def _first_error(exc: ValidationError, sources: Mapping[str, str]) -> str:

@@ -1,5 +1,24 @@
-"""Local SQLite store of runs and items."""
+"""Local SQLite store of runs and items.
 
-from ._sqlite import Store
+:class:`Store` (sqlite-utils) is imported on first use: :func:`check_store` runs on the
+controller at start, where importing sqlite-utils would delay the run.
+"""
 
-__all__ = ["Store"]
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._check import StoreError, StoreUnusable, check_store, directory_problem
+
+if TYPE_CHECKING:
+    from ._sqlite import Store
+
+__all__ = ["Store", "StoreError", "StoreUnusable", "check_store", "directory_problem"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Store":
+        from ._sqlite import Store
+
+        return Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..models import Task
 from ._dynamic import DynamicOptions, load_dynamic
-from ._errors import SuiteError
+from ._errors import SeedLibraryError, SuiteError
 from ._humaneval import load_humaneval
 from ._ids import dataset_name, item_id
 from ._jsonl import load_jsonl
@@ -22,8 +22,8 @@ def load_suite(
 ) -> list[Task]:
     """Load the tasks of ``dynamic``, ``humaneval`` or ``jsonl:PATH``.
 
-    Relative paths resolve against ``rootdir``; the dynamic suite is drawn from
-    ``seed`` with ``dynamic`` options.
+    A relative path resolves against ``rootdir`` (default: the current directory); the
+    dynamic suite is drawn from ``seed`` with ``dynamic`` options.
     """
     if spec == "dynamic":
         return load_dynamic(dynamic or DynamicOptions(), seed=seed)
@@ -31,10 +31,21 @@ def load_suite(
         return load_humaneval()
     if spec.startswith("jsonl:"):
         path = Path(spec[len("jsonl:"):]).expanduser()
-        if not path.is_absolute() and rootdir is not None and not path.exists():
+        if rootdir is not None:
             path = rootdir / path
         return load_jsonl(path)
     raise SuiteError(f"unknown suite {spec!r}; allowed: dynamic, humaneval, jsonl:PATH")
 
 
-__all__ = ["DynamicOptions", "SuiteError", "load_dynamic", "dataset_name", "defines", "item_id", "load_humaneval", "load_jsonl", "load_suite"]
+def suite_key(spec: str) -> str:
+    """What makes two suite specs the same suite: the name, and for a JSONL file its dataset
+    name (its file name), wherever the file lies (a baseline may come from another checkout)."""
+    if spec.startswith("jsonl:"):
+        return "jsonl:" + dataset_name(Path(spec[len("jsonl:"):]).stem)
+    return spec
+
+
+__all__ = [
+    "DynamicOptions", "SeedLibraryError", "SuiteError", "dataset_name", "defines", "item_id",
+    "load_dynamic", "load_humaneval", "load_jsonl", "load_suite", "suite_key",
+]

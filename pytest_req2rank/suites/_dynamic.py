@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from ..models import Task
-from ._errors import SuiteError
+from ._errors import SeedLibraryError, SuiteError
+
+if TYPE_CHECKING:
+    from ..generation import Seed
 
 DATASET = "dynamic"
 
@@ -30,14 +34,9 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
     No model is called here: a task carries its plan entry (``spec``), from which
     any process rebuilds the requirement.
     """
-    from ..generation import SeedError, build_requirement, load_seeds, plan_rounds
+    from ..generation import build_requirement, plan_rounds
 
-    try:
-        seeds = load_seeds(options.seeds_dir)
-    except SeedError as exc:
-        raise SuiteError(str(exc).splitlines()[0]) from None
-    if not seeds:
-        raise SuiteError(f"no requirement seeds in {options.seeds_dir}; point --r2r-seeds at seeds/")
+    seeds = _seed_library(options.seeds_dir)
     try:
         specs = plan_rounds(
             seeds, rounds=options.rounds, seed=seed,
@@ -62,3 +61,26 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
             source=f"seeds:{requirement.seed_id}",
         ))
     return tasks
+
+
+def _seed_library(directory: Path | None) -> list[Seed]:
+    """Every seed of the library; :class:`SeedLibraryError` (one line) when it cannot be used."""
+    from ..generation import SeedError, default_seed_dir, load_seeds
+
+    directory = directory or default_seed_dir()
+    fix = "point --r2r-seeds at a directory of seed files (*.toml)"
+    if not directory.exists():
+        raise SeedLibraryError(f"{directory}: no such seed library; {fix}")
+    if not directory.is_dir():
+        raise SeedLibraryError(f"{directory}: not a directory; {fix}")
+    try:
+        seeds = load_seeds(directory)
+    except SeedError as exc:
+        more = len(exc.errors) - 1
+        also = f" (and {more} more problem{'s' * (more > 1)} in {directory})" if more else ""
+        raise SeedLibraryError(
+            f"{exc.errors[0]}{also}; fix the seed file, or point --r2r-seeds at another library"
+        ) from None
+    if not seeds:
+        raise SeedLibraryError(f"{directory}: no seed files (*.toml) in the library; {fix}")
+    return seeds

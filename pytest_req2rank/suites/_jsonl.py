@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from ..jsonl import JsonlError, Line, read_jsonl
 from ..models import IOCase, Task
 from ._errors import SuiteError
 from ._ids import dataset_name, item_id
@@ -16,65 +16,64 @@ IO_FIELDS = ("task_id", "prompt", "canonical_solution", "tests")
 
 
 def load_jsonl(path: Path, *, dataset: str | None = None) -> list[Task]:
-    """Load and validate every line; the first problem raises :class:`SuiteError` with file:line."""
-    if not path.is_file():
-        raise SuiteError(f"{path}: suite file not found; check the path given to --r2r-suite=jsonl:PATH")
+    """Load and validate every line; the first problem raises :class:`SuiteError` with
+    ``FILE:LINE:COLUMN``. Lines are limited to :data:`~pytest_req2rank.jsonl.MAX_LINE_BYTES`."""
     name = dataset_name(dataset or path.stem)
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            task = _parse_line(line, where, name)
+    try:
+        for line, record in read_jsonl(path):
+            task = _parse_line(record, line, name)
             if task.item_id in seen:
                 raise SuiteError(
-                    f"{where}: task_id {task.task_id!r} duplicates line {seen[task.item_id]}; "
-                    "task ids must be unique"
+                    f"{line.where('task_id')}: task_id {task.task_id!r} duplicates line "
+                    f"{seen[task.item_id]}; task ids must be unique"
                 )
-            seen[task.item_id] = lineno
+            seen[task.item_id] = line.number
             tasks.append(task)
+    except JsonlError as exc:
+        if exc.missing:
+            raise SuiteError(
+                f"{path}: suite file not found; check the path given to --r2r-suite=jsonl:PATH"
+            ) from None
+        raise SuiteError(str(exc)) from None
     if not tasks:
         raise SuiteError(f"{path}: the suite has no tasks; add one JSON object per line")
     return tasks
 
 
-def _parse_line(line: str, where: str, dataset: str) -> Task:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise SuiteError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+def _parse_line(record: Any, line: Line, dataset: str) -> Task:
     if not isinstance(record, dict):
-        raise SuiteError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        raise SuiteError(f"{line.where()}: expected a JSON object, got {type(record).__name__}")
     if "tests" in record:
-        return _io_task(record, where, dataset)
+        return _io_task(record, line, dataset)
     if "test" in record or "entry_point" in record:
-        return _function_task(record, where, dataset)
+        return _function_task(record, line, dataset)
     raise SuiteError(
-        f"{where}: cannot tell the form; HumanEval form needs {', '.join(FUNCTION_FIELDS)}; "
+        f"{line.where()}: cannot tell the form; HumanEval form needs {', '.join(FUNCTION_FIELDS)}; "
         f"I/O form needs {', '.join(IO_FIELDS)}"
     )
 
 
-def _require(record: dict[str, Any], fields: tuple[str, ...], where: str, form: str) -> None:
+def _require(record: dict[str, Any], fields: tuple[str, ...], line: Line, form: str) -> None:
     for field in fields:
         if field not in record:
             raise SuiteError(
-                f"{where}: missing field {field!r} ({form} form needs {', '.join(fields)})"
+                f"{line.where()}: missing field {field!r} ({form} form needs {', '.join(fields)})"
             )
         if field != "tests" and not isinstance(record[field], str):
             raise SuiteError(
-                f"{where}: field {field!r} must be a string, got {type(record[field]).__name__}"
+                f"{line.where(field)}: field {field!r} must be a string, "
+                f"got {type(record[field]).__name__}"
             )
     if not record["task_id"].strip():
-        raise SuiteError(f"{where}: field 'task_id' must not be empty")
+        raise SuiteError(f"{line.where('task_id')}: field 'task_id' must not be empty")
 
 
-def _function_task(record: dict[str, Any], where: str, dataset: str) -> Task:
-    _require(record, FUNCTION_FIELDS, where, "HumanEval")
+def _function_task(record: dict[str, Any], line: Line, dataset: str) -> Task:
+    _require(record, FUNCTION_FIELDS, line, "HumanEval")
     if "def check" not in record["test"]:
-        raise SuiteError(f"{where}: field 'test' must define check(candidate)")
+        raise SuiteError(f"{line.where('test')}: field 'test' must define check(candidate)")
     return Task(
         item_id=item_id(dataset, record["task_id"]),
         dataset=dataset,
@@ -86,24 +85,30 @@ def _function_task(record: dict[str, Any], where: str, dataset: str) -> Task:
         ),
         entry_point=record["entry_point"],
         test=record["test"],
-        source=where,
+        source=f"{line.path}:{line.number}",
     )
 
 
-def _io_task(record: dict[str, Any], where: str, dataset: str) -> Task:
-    _require(record, IO_FIELDS, where, "I/O")
+def _io_task(record: dict[str, Any], line: Line, dataset: str) -> Task:
+    _require(record, IO_FIELDS, line, "I/O")
     tests = record["tests"]
     if not isinstance(tests, list) or not tests:
-        raise SuiteError(f"{where}: field 'tests' must be a non-empty list of {{input, output}}")
+        raise SuiteError(
+            f"{line.where('tests')}: field 'tests' must be a non-empty list of {{input, output}}"
+        )
     cases = []
     for index, case in enumerate(tests):
         if not isinstance(case, dict):
-            raise SuiteError(f"{where}: tests[{index}] must be an object with input and output")
+            raise SuiteError(
+                f"{line.where('tests', index)}: tests[{index}] must be an object with input and output"
+            )
         for key in ("input", "output"):
             if key not in case:
-                raise SuiteError(f"{where}: missing field 'tests[{index}].{key}'")
+                raise SuiteError(f"{line.where('tests', index)}: missing field 'tests[{index}].{key}'")
             if not isinstance(case[key], str):
-                raise SuiteError(f"{where}: field 'tests[{index}].{key}' must be a string")
+                raise SuiteError(
+                    f"{line.where('tests', index, key)}: field 'tests[{index}].{key}' must be a string"
+                )
         cases.append(IOCase(input=case["input"], output=case["output"]))
     return Task(
         item_id=item_id(dataset, record["task_id"]),
@@ -113,5 +118,5 @@ def _io_task(record: dict[str, Any], where: str, dataset: str) -> Task:
         prompt=record["prompt"],
         reference=record["canonical_solution"],
         cases=tuple(cases),
-        source=where,
+        source=f"{line.path}:{line.number}",
     )

@@ -69,7 +69,7 @@ from ._script import (
     parse_script,
     write_fake_script,
 )
-from ._state import fake_calls, read_fake_log, set_fake_script
+from ._state import check_scripted, fake_calls, read_fake_log, set_fake_script
 
 __all__ = [
     "LOG_ENV",
@@ -80,6 +80,7 @@ __all__ = [
     "Rule",
     "ScriptedUsage",
     "Step",
+    "check_scripted",
     "fake_calls",
     "parse_script",
     "read_fake_log",

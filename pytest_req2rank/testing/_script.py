@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..errors import ConfigurationError
+
 SCRIPT_ENV = "R2R_FAKE_SCRIPT"
 LOG_ENV = "R2R_FAKE_LOG"
 FAKE_PROVIDER = "fake"
@@ -22,7 +24,7 @@ ErrorName = Literal[
 ]
 
 
-class FakeScriptError(ValueError):
+class FakeScriptError(ConfigurationError, ValueError):
     """A script that cannot be used; the message says where and what is wrong."""
 
 

@@ -80,6 +80,22 @@ def current_script() -> FakeScript:
     return script
 
 
+def check_scripted(name: str) -> None:
+    """Raise :class:`FakeScriptError` unless model ``fake/<name>`` can be served: a valid
+    script is set and scripts ``name``. For a run to stop at start rather than fail each item."""
+    script = current_script()
+    if name not in script.models:
+        known = ", ".join(f"fake/{model}" for model in sorted(script.models)) or "none"
+        with STATE.lock:
+            programmatic = STATE.override is not None
+        source = ("set with set_fake_script()" if programmatic
+                  else f"{SCRIPT_ENV}={os.environ.get(SCRIPT_ENV)}")
+        raise FakeScriptError(
+            f"fake/{name} is not in the fake script ({source}; scripted models: {known}); "
+            "add it under \"models\" or pick a scripted model"
+        )
+
+
 def next_step(script: FakeScript, name: str, rule: int) -> tuple[int, Step]:
     """The next response of a rule in this process; the last one repeats."""
     responses = script.models[name][rule].responses

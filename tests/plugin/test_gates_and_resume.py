@@ -116,4 +116,4 @@ def test_killed_run_resumes_to_the_same_result(bench: pytest.Pytester, fake: Pat
 def test_resume_of_an_unknown_run_is_a_clear_error(bench: pytest.Pytester) -> None:
     result = bench.runpytest(SUITE, "--r2r-resume=nope", "--r2r-db=store.db", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --r2r-resume: no run 'nope' in *store.db*"])
+    result.stderr.fnmatch_lines(["ERROR: --r2r-resume: no store at *store.db, so no run 'nope' to resume*"])

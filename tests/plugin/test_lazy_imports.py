@@ -93,7 +93,7 @@ def test_the_store_of_an_xdist_controller_loads_without_numpy(
         "plan = RunPlan(run_id='r1', seed=1, model='m', suite='s', created_at='t',\n"
         "               item_ids=('d/0',))\n"
         f"root = Path({str(tmp_path)!r})\n"
-        f"controller = Controller(Settings(dir=root), plan, root, 'none', 'full', runs_tests={runs_tests})\n"
+        f"controller = Controller(Settings(dir=root), plan, 'none', 'full', runs_tests={runs_tests})\n"
         "controller.record(ItemResult(item_id='d/0', dataset='d', task_id='0', model='m',\n"
         "                             status='success', score=100.0))\n"
         "assert controller.finish(interrupted=False).summary.items_total == 1\n"

@@ -45,7 +45,8 @@ def test_offline_default_model_solves_everything(bench: pytest.Pytester) -> None
     result = bench.runpytest(SUITE, "--r2r-json=results.json", "--r2r-seed=7", "-p", "no:xdist")
     result.assert_outcomes(passed=12)
     result.stdout.fnmatch_lines([
-        "req2rank: run * | seed 7 | suite jsonl:status_suite.jsonl (12 items) | model r2r/reference "
+        f"req2rank: run * | seed 7 | suite jsonl:{bench.path / 'status_suite.jsonl'} (12 items) | "
+        "model r2r/reference "
         "(offline default*",
         "req2rank: sandbox *",
         "*req2rank summary*",
@@ -154,7 +155,7 @@ def test_malformed_suite_names_file_and_line(bench: pytest.Pytester) -> None:
     )
     result = bench.runpytest("--r2r-suite=jsonl:bad.jsonl", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --r2r-suite: *bad.jsonl:2: cannot tell the form*"])
+    result.stderr.fnmatch_lines(["ERROR: --r2r-suite: *bad.jsonl:2:1: cannot tell the form*"])
 
 
 def test_samples_missing_a_task_is_a_clear_error(bench: pytest.Pytester) -> None:
@@ -171,4 +172,5 @@ def test_options_come_from_ini_and_environment(
     bench.makeini("[pytest]\nr2r_suite = jsonl:status_suite.jsonl\nr2r_seed = 11\n")
     monkeypatch.setenv("R2R_SEED", "12")
     result = bench.runpytest("--co", "-p", "no:xdist")
-    result.stdout.fnmatch_lines(["req2rank: run * | seed 12 | suite jsonl:status_suite.jsonl*"])
+    result.stdout.fnmatch_lines(
+        [f"req2rank: run * | seed 12 | suite jsonl:{bench.path / 'status_suite.jsonl'} *"])

@@ -83,15 +83,16 @@ def test_completion_wins_over_solution(tmp_path: Path, make_task: TaskFactory, a
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('{"task_id": "t2", "completion": ', r"s\.jsonl:2: not valid JSON \(.*\); each line must be"),
-        ('["t2", "x"]', r"s\.jsonl:2: expected a JSON object, got list; each line must be"),
-        ('{"completion": "x"}', r's\.jsonl:2: "task_id" missing; add the id of the task'),
-        ('{"task_id": "", "completion": "x"}', r's\.jsonl:2: "task_id" must be a non-empty string'),
-        ('{"task_id": "t2"}', r's\.jsonl:2: missing "completion" \(or "solution"\) for task \'t2\'; add'),
-        ('{"task_id": "t2", "completion": 5}', r's\.jsonl:2: "completion" must be a string, got int'),
+        ('{"task_id": "t2", "completion": ', r"s\.jsonl:2:33: invalid JSON: .*; each line must be"),
+        ('["t2", "x"]', r"s\.jsonl:2:1: expected a JSON object, got list; each line must be"),
+        ('{"completion": "x"}', r's\.jsonl:2:1: "task_id" missing; add the id of the task'),
+        ('{"task_id": "", "completion": "x"}', r's\.jsonl:2:13: "task_id" must be a non-empty string'),
+        ('{"task_id": "t2"}', r's\.jsonl:2:1: missing "completion" \(or "solution"\) for task \'t2\'; add'),
+        ('{"task_id": "t2", "completion": 5}', r's\.jsonl:2:33: "completion" must be a string, got int'),
+        ('{"task_id": "t2", "solution": [1]}', r's\.jsonl:2:31: "solution" must be a string, got list'),
     ],
 )
-def test_malformed_samples_name_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+def test_malformed_samples_name_file_line_and_column(tmp_path: Path, line: str, message: str) -> None:
     path = write_lines(tmp_path / "s.jsonl", {"task_id": "t1", "completion": "x"}, line)
     with pytest.raises(ProviderConfigError, match=message):
         load_offline(f"r2r/samples:{path}")

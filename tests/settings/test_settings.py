@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.settings import OPTIONS, OptionSpec, Settings, SettingsError, resolve_settings
+from pytest_req2rank.plugin._config import worker_settings
+from pytest_req2rank.settings import (
+    OPTIONS,
+    OptionSpec,
+    PathBases,
+    Settings,
+    SettingsError,
+    resolve_settings,
+)
 
 
 def resolve(
@@ -112,18 +121,84 @@ def test_the_panel_defaults_by_suite_and_can_be_named_or_switched_off() -> None:
 
 
 @pytest.mark.parametrize(("cli", "message"), [
-    ({"judges": ""}, None),
     ({"judges": "a,,b"}, "--r2r-judges: expected comma-separated model strings"),
     ({"judges": "fake/a,fake/a"}, "--r2r-judges: lists fake/a more than once"),
     ({"judges": "r2r/samples:x.jsonl"}, "--r2r-judges: r2r/samples:x.jsonl cannot judge"),
     ({"execution_weight": "-0.1"}, "--r2r-execution-weight: must be greater than or equal to 0"),
     ({"weights": "functionality=100"}, "--r2r-weights: weights lacks dimension(s) quality"),
 ])
-def test_bad_panel_settings_name_the_option(cli: dict[str, str], message: str | None) -> None:
-    if message is None:  # an empty value is no value: the default panel
-        assert resolve(cli=cli).judges is None
-        return
+def test_bad_panel_settings_name_the_option(cli: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError) as error:
         resolve(cli=cli)
     assert str(error.value).startswith(message)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("cli", "--r2r-model: the value is empty (an unset shell variable?); give a value, or leave "
+            "the option out for the default (r2r/reference)"),
+    ("env", "--r2r-model (from environment variable R2R_MODEL): the variable is set but empty; "
+            "give a value, or unset R2R_MODEL for the default (r2r/reference)"),
+    ("ini", "--r2r-model (from ini option r2r_model): the value is empty; give a value, or "
+            "remove the line for the default (r2r/reference)"),
+])
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_value_is_an_error_not_the_default(source: str, message: str, empty: str) -> None:
+    """``--r2r-model=$MODEL`` with MODEL unset must not benchmark the default model."""
+    given = {"model": empty}
+    with pytest.raises(SettingsError) as info:
+        resolve(cli=given if source == "cli" else None,
+                env={"R2R_MODEL": empty} if source == "env" else None,
+                ini=given if source == "ini" else None)
+    assert str(info.value) == message
+
+
+def test_an_empty_value_under_a_higher_source_is_not_looked_at() -> None:
+    assert resolve(cli={"seed": "3"}, env={"R2R_SEED": ""}).seed == 3
+
+
+def resolve_from(tmp_path: Path, cli: Mapping[str, str] | None = None,
+                 env: Mapping[str, str] | None = None,
+                 ini: Mapping[str, str] | None = None) -> Settings:
+    cli, ini = cli or {}, ini or {}
+    bases = PathBases(given=tmp_path / "cwd", ini=tmp_path / "inidir", default=tmp_path / "root")
+    return resolve_settings(lambda spec: cli.get(spec.field), env or {},
+                            lambda spec: ini.get(spec.field), bases)
+
+
+def test_relative_paths_start_where_they_were_given(tmp_path: Path) -> None:
+    """pytest's rule: the command line and the environment from the invocation directory,
+    an ini file from its directory, the defaults under the rootdir."""
+    given = resolve_from(tmp_path, cli={"json": "out/r.json", "suite": "jsonl:s.jsonl",
+                                        "model": "r2r/samples:../samples.jsonl"},
+                         env={"R2R_DB": "x.db", "R2R_BASELINE": "./b.json"},
+                         ini={"seeds": "lib", "dir": "outputs", "db": "ignored.db"})
+    cwd, inidir = tmp_path / "cwd", tmp_path / "inidir"
+    assert given.json_path == cwd / "out" / "r.json"
+    assert given.suite == f"jsonl:{cwd / 's.jsonl'}"
+    assert given.model == f"r2r/samples:{tmp_path / 'samples.jsonl'}"
+    assert (given.db, given.baseline) == (cwd / "x.db", cwd / "b.json")
+    assert (given.seeds, given.dir) == (inidir / "lib", inidir / "outputs")
+    assert given.dataset_hint == "s"
+    defaults = resolve_from(tmp_path)
+    assert defaults.dir == tmp_path / "root" / ".req2rank"
+    assert (defaults.db, defaults.json_path, defaults.seeds) == (None, None, None)
+    assert "dir" not in defaults.explicit
+
+
+def test_absolute_home_and_pathless_values_are_kept(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    settings = resolve_from(tmp_path, cli={"db": "/abs/x.db", "json": "~/r.json",
+                                           "suite": "humaneval", "model": "gpt-4o"})
+    assert (settings.db, settings.json_path) == (Path("/abs/x.db"), tmp_path / "home" / "r.json")
+    assert (settings.suite, settings.model) == ("humaneval", "gpt-4o")
+    with pytest.raises(SettingsError, match="^--r2r-suite: jsonl needs a path"):
+        resolve_from(tmp_path, cli={"suite": "jsonl:"})
+
+
+def test_settings_cross_to_xdist_workers_unchanged(tmp_path: Path) -> None:
+    settings = resolve_from(tmp_path, cli={"json": "r.json", "judges": "none",
+                                           "weights": "functionality=40,quality=20,logic=20,"
+                                                      "security=10,engineering=10"})
+    assert Settings.model_validate_json(worker_settings(settings)) == settings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -58,26 +59,37 @@ GOOD_IO = json.dumps({"task_id": "a", "prompt": "p", "canonical_solution": "prin
 
 
 @pytest.mark.parametrize(
-    ("line", "message"),
+    ("line", "at", "message"),
     [
-        ("{not json", r"suite.jsonl:2: invalid JSON"),
-        ("[1, 2]", r"suite.jsonl:2: expected a JSON object, got list"),
+        ("{not json", "n", "invalid JSON: Expecting property name"),
+        ('{"task_id": "b", "prompt": "p", x}', "x", "invalid JSON: Expecting property name"),
+        ("[1, 2]", "[", "expected a JSON object, got list"),
         (json.dumps({"task_id": "b", "prompt": "p", "entry_point": "f", "test": "def check(c): pass"}),
-         r"suite.jsonl:2: missing field 'canonical_solution' \(HumanEval form needs"),
+         "{", r"missing field 'canonical_solution' \(HumanEval form needs"),
         (json.dumps({"task_id": "b", "prompt": "p", "canonical_solution": "x", "tests": []}),
-         r"suite.jsonl:2: field 'tests' must be a non-empty list"),
+         "[]", "field 'tests' must be a non-empty list"),
         (json.dumps({"task_id": "b", "prompt": "p", "canonical_solution": "x", "tests": [{"input": ""}]}),
-         r"suite.jsonl:2: missing field 'tests\[0\].output'"),
+         '{"input"', r"missing field 'tests\[0\].output'"),
+        (json.dumps({"task_id": "b", "prompt": "p", "canonical_solution": "x",
+                     "tests": [{"input": "", "output": ""}, {"input": "", "output": 3}]}),
+         "3}", r"field 'tests\[1\].output' must be a string"),
         (json.dumps({"task_id": "b", "prompt": 3, "canonical_solution": "x", "tests": [{"input": "", "output": ""}]}),
-         r"suite.jsonl:2: field 'prompt' must be a string, got int"),
-        (json.dumps({"task_id": "b", "prompt": "p"}), r"suite.jsonl:2: cannot tell the form"),
-        (GOOD_IO, r"suite.jsonl:2: task_id 'a' duplicates line 1"),
+         "3,", "field 'prompt' must be a string, got int"),
+        ('{"task_id": "b", "prompt": "p", "prompt": 4, "canonical_solution": "x", "tests": [1]}',
+         "4,", "field 'prompt' must be a string, got int"),
+        (json.dumps({"task_id": "b", "prompt": "p"}), "{", "cannot tell the form"),
+        ("   " + GOOD_IO, '"a"', "task_id 'a' duplicates line 1"),
     ],
 )
-def test_malformed_lines_name_file_line_and_field(tmp_path: Path, line: str, message: str) -> None:
+def test_malformed_lines_name_file_line_and_column(
+    tmp_path: Path, line: str, at: str, message: str
+) -> None:
+    """The column is where the parser stopped, or where the wrong value starts (1-based)."""
     path = _write(tmp_path, GOOD_IO, line)
-    with pytest.raises(SuiteError, match=message):
+    column = line.index(at) + 1
+    with pytest.raises(SuiteError, match=rf"^{re.escape(str(path))}:2:{column}: {message}") as info:
         load_jsonl(path)
+    assert "\n" not in str(info.value)
 
 
 def test_missing_and_empty_files(tmp_path: Path) -> None:
