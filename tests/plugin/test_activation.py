@@ -56,7 +56,7 @@ def test_a_suite_file_alone_is_benchmarked(suite_dir: pytest.Pytester) -> None:
     result = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl", "-v")
     result.assert_outcomes(passed=12)
     result.stdout.fnmatch_lines([
-        "req2rank: run * | suite jsonl:my_suite.jsonl (12 items) | model r2r/reference*",
+        "req2rank: run * | suite jsonl:*my_suite.jsonl (12 items) | model r2r/reference*",
         "req2rank: sandbox isolation *",
         "req2rank::test_task[[]my_suite/st_ok[]] PASSED*",
         "*req2rank summary*",
