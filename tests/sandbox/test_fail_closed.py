@@ -99,17 +99,17 @@ def nowhere(request: pytest.FixtureRequest, nowhere_dir: Path) -> Wrap:
     return WAYS[request.param](nowhere_dir)
 
 
-PROBE = f"""
+PROBE = """
 import json, sys
 from pytest_req2rank.sandbox import PYTHON, ExecRequest, ProcessSandbox, SandboxUnavailable
 try:
     box = ProcessSandbox()
 except SandboxUnavailable as exc:
-    print(json.dumps({{"refused": str(exc)}}))
+    print(json.dumps({"refused": str(exc)}))
     sys.exit(0)
-outcome = box.run(ExecRequest(files={{"main.py": "import sys; open(sys.argv[1], 'w')"}},
+outcome = box.run(ExecRequest(files={"main.py": "import sys; open(sys.argv[1], 'w')"},
                               argv=(PYTHON, "main.py", sys.argv[1])))
-print(json.dumps({{"ran": outcome.model_dump()}}))
+print(json.dumps({"ran": outcome.model_dump()}))
 """
 
 

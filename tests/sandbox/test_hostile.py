@@ -218,7 +218,7 @@ def _run_driver(argv: list[str], driver: Path, fields: dict[str, Any],
         [*argv, "-S", str(driver), json.dumps(fields), *MODES], capture_output=True, text=True,
         timeout=300, check=False, cwd="/",
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{tree}:{tree / 'tests' / 'sandbox'}:{tree / 'deps'}",
-             "R2R_TEST_SECRET": SECRET, **{ONLY_WHEEL: os.environ.get(ONLY_WHEEL, "")}},
+             "R2R_TEST_SECRET": SECRET, ONLY_WHEEL: os.environ.get(ONLY_WHEEL, "")},
     )
 
 
