@@ -28,7 +28,7 @@ _CHUNK = 1024 * 1024
 _BOM = "\ufeff"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # documented, not in typeshed
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # not in typeshed
 
 
 class JsonlError(ConfigurationError, ValueError):
