@@ -28,6 +28,7 @@ _CHUNK = 1024 * 1024
 _BOM = "\ufeff"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # not in typeshed
 
 
 class JsonlError(ConfigurationError, ValueError):
@@ -153,7 +154,7 @@ def _child(text: str, position: int, part: str | int) -> int | None:
         found = None
         position = _skip_whitespace(text, position + 1)
         while position < len(text) and text[position] == '"':
-            key, position = json.decoder.scanstring(text, position + 1)
+            key, position = _scanstring(text, position + 1)
             position = _skip_whitespace(text, position)
             position = _skip_whitespace(text, position + 1)  # past the colon
             if key == part:

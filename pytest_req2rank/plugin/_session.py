@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult, Task
 from ..draws import Draw, new_draw
-from ..plan import RunPlan, build_plan
 from ..errors import ConfigurationError
+from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult, Task
+from ..plan import RunPlan, build_plan
 from ..providers import check_model
 from ..settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError
 from ..suites import DynamicOptions, SeedLibraryError, SuiteError, load_suite, suite_key
 from ._config import load_settings
 from ._controller import Controller, store_path
-from ._preflight import check_outputs
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
+from ._preflight import check_outputs
 from ._runner import Runner
 
 if TYPE_CHECKING:
@@ -158,7 +158,8 @@ def _check_model(runner: Runner, task_ids: list[str]) -> None:
     file, an unroutable model name or a model missing from the fake script is one clear
     error rather than one failure per item. Builds no provider of the run (nor its store)."""
     settings = runner.settings
-    checks = [("--r2r-model", settings.model, settings.api_base, task_ids)]
+    checks: list[tuple[str, str, str | None, list[str] | None]] = [
+        ("--r2r-model", settings.model, settings.api_base, task_ids)]
     if settings.generator is not None:
         checks.append(("--r2r-generator", settings.generator, settings.api_base, None))
     checks += [("--r2r-judges", judge, None, None)

@@ -112,7 +112,7 @@ def _read_only_check(target: Path, path: Path) -> subprocess.CompletedProcess[st
         for item in [target, *(target.iterdir() if target.is_dir() else ())]:
             item.chmod(0o555 if item.is_dir() else 0o444)
         return subprocess.run(command, capture_output=True, text=True, check=False)
-    if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
+    if subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False).returncode:
         pytest.skip("no private mount namespace here (unshare -m) to make a read-only directory")
     script = ('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"')
     return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",

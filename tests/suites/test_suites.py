@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.suites import SuiteError, load_jsonl, load_suite
+from pytest_req2rank.suites import SuiteError, load_jsonl, load_suite, suite_key
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -99,3 +99,10 @@ def test_missing_and_empty_files(tmp_path: Path) -> None:
     empty.write_text("\n")
     with pytest.raises(SuiteError, match="has no tasks"):
         load_jsonl(empty)
+
+
+def test_a_suite_is_the_same_wherever_its_file_lies() -> None:
+    """A baseline made in another checkout names the same JSONL suite by another path."""
+    assert suite_key("jsonl:/home/me/proj/ci/suite.jsonl") == suite_key("jsonl:/runner/ci/suite.jsonl")
+    assert suite_key("jsonl:/a/suite.jsonl") != suite_key("jsonl:/a/other.jsonl")
+    assert suite_key("humaneval") == "humaneval" != suite_key("dynamic")

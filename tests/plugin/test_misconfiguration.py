@@ -1,0 +1,411 @@
+"""Every misconfiguration a new user can make stops the run at start: pytest's usage error
+(exit code 4), exactly one line saying what, where and how to fix, no INTERNALERROR and no
+traceback. An output that cannot be written after the items ran exits 7 and says where the
+results are instead."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+from pytest_req2rank.jsonl import MAX_LINE_BYTES
+from pytest_req2rank.models import ItemResult
+from pytest_req2rank.report import validate_results
+from pytest_req2rank.scoring import EXIT_GATE_FAILED
+from pytest_req2rank.store import Store
+from pytest_req2rank.testing import reset_fake_state, write_fake_script
+
+DATA = Path(__file__).parent.parent / "data"
+BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
+SUITE = "--r2r-suite=jsonl:status_suite.jsonl"
+SERIAL = ("-p", "no:xdist")
+EXIT_OUTPUT_FAILED = 7
+
+
+@pytest.fixture
+def bench(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project with the benchmark module, the status suite and its samples."""
+    pytester.makepyfile(test_benchmark=BENCHMARK)
+    for name in ("status_suite.jsonl", "status_samples.jsonl"):
+        shutil.copy(DATA / name, pytester.path / name)
+    return pytester
+
+
+def one_line(result: pytest.RunResult, pattern: str) -> str:
+    """The run stopped at start with exactly one line (exit code 4) matching ``pattern``."""
+    lines = [line for line in result.outlines + result.errlines if line.strip()]
+    shown = "\n".join(lines)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, shown
+    assert "INTERNALERROR" not in shown and "Traceback" not in shown, shown
+    assert len(lines) == 1, shown
+    assert fnmatch(lines[0], f"ERROR: {pattern}"), lines[0]
+    return lines[0]
+
+
+def nothing_written(bench: pytest.Pytester) -> None:
+    assert not (bench.path / ".req2rank").exists()
+
+
+# --- the model, the generator, the judges --------------------------------------------------
+
+@pytest.mark.parametrize("where", ["cli", "env", "ini"])
+def test_an_empty_model_name_is_an_error_not_the_default(
+    bench: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """``--r2r-model=$MODEL`` with MODEL unset benchmarked the built-in reference model."""
+    args = [SUITE, *SERIAL]
+    if where == "cli":
+        args.append("--r2r-model=")
+        expected = "--r2r-model: the value is empty (an unset shell variable?); give a value*"
+    elif where == "env":
+        monkeypatch.setenv("R2R_MODEL", "")
+        expected = ("--r2r-model (from environment variable R2R_MODEL): the variable is set but "
+                    "empty; give a value, or unset R2R_MODEL for the default (r2r/reference)")
+    else:
+        bench.makeini("[pytest]\nr2r_model =\n")
+        expected = "--r2r-model (from ini option r2r_model): the value is empty; give a value*"
+    one_line(bench.runpytest(*args), expected)
+    nothing_written(bench)
+
+
+@pytest.mark.parametrize(("option", "extra"), [
+    ("--r2r-model", SUITE),
+    ("--r2r-generator", "--r2r-rounds=1"),
+    ("--r2r-judges", SUITE),
+])
+def test_an_unroutable_model_stops_at_start(bench: pytest.Pytester, option: str, extra: str) -> None:
+    """It failed item by item with api_error: the check looked for a LiteLLM provider behind
+    the response cache. The store is not built to check a name. (In a subprocess: litellm,
+    once imported, hides the entry points from later in-process pytester runs.)"""
+    result = bench.runpytest_subprocess(f"{option}=nosuchprovider/x", extra, *SERIAL)
+    one_line(result, f"{option}: LiteLLM cannot route model 'nosuchprovider/x'; use a LiteLLM "
+                     "model string such as gpt-4o*")
+    nothing_written(bench)
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    (None, "--r2r-model: no fake script: set R2R_FAKE_SCRIPT to a JSON script file*"),
+    ("{", "--r2r-model: R2R_FAKE_SCRIPT=*script.json: cannot read a JSON script*"),
+    ({"models": {"other": [{"responses": [{"text": "x"}]}]}},
+     "--r2r-model: fake/coder is not in the fake script (R2R_FAKE_SCRIPT=*script.json; scripted "
+     "models: fake/other); add it under \"models\" or pick a scripted model"),
+])
+def test_a_fake_model_without_a_usable_script_stops_at_start(
+    bench: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, script: object, expected: str
+) -> None:
+    monkeypatch.delenv("R2R_FAKE_SCRIPT", raising=False)
+    if isinstance(script, dict):
+        for name, value in write_fake_script(bench.path / "script.json", script).items():
+            monkeypatch.setenv(name, value)
+    elif isinstance(script, str):
+        (bench.path / "script.json").write_text(script)
+        monkeypatch.setenv("R2R_FAKE_SCRIPT", str(bench.path / "script.json"))
+    try:
+        one_line(bench.runpytest("--r2r-model=fake/coder", SUITE, *SERIAL), expected)
+    finally:
+        reset_fake_state()
+
+
+# --- the store -----------------------------------------------------------------------------
+
+def _real_store(path: Path) -> Path:
+    store = Store(path)
+    store.start_run(run_id="r1", started_at="t", model="m", suite="s", seed=1, plan={})
+    store.add_item("r1", ItemResult(item_id="d/0", dataset="d", task_id="0", model="m",
+                                    status="success", score=100.0))
+    store.close()
+    return path
+
+
+@pytest.mark.parametrize(("make", "expected"), [
+    (lambda p: p.write_text("garbage\n" * 100),
+     "--r2r-db: */store.db: not an SQLite database (file is not a database); pass another path; "
+     "the file is left as it is"),
+    (lambda p: (_real_store(p), os.truncate(p, p.stat().st_size // 2)),
+     "--r2r-db: */store.db: the SQLite database is corrupt (database disk image is malformed); "
+     "pass another path (and recover what it holds with: sqlite3 */store.db .recover | sqlite3 "
+     "NEW.db); the file is left as it is"),
+    (lambda p: p.mkdir(),
+     "--r2r-db: */store.db: is a directory; the store is a file, e.g. */store.db/req2rank.db"),
+    (lambda p: sqlite3.connect(p).execute("CREATE TABLE customers (id INTEGER)"),
+     "--r2r-db: */store.db: an SQLite database, but not a req2rank store (its tables: customers)*"),
+])
+@pytest.mark.parametrize("workers", [SERIAL, ("-n", "2")])
+def test_an_unusable_store_stops_at_start_and_stays_as_it_was(
+    bench: pytest.Pytester, make, expected: str, workers: tuple[str, ...]
+) -> None:
+    """52-198 lines of INTERNALERROR before, with the user's file untouched (and still so)."""
+    path = bench.path / "store.db"
+    make(path)
+    before = path.read_bytes() if path.is_file() else None
+    one_line(bench.runpytest(SUITE, "--r2r-db=store.db", *workers), expected)
+    assert (path.read_bytes() if path.is_file() else None) == before
+
+
+def _run_read_only(pytester: pytest.Pytester, target: Path, *args: str) -> pytest.RunResult:
+    """pytest in a process that sees ``target`` read-only: a read-only bind mount in a private
+    mount namespace as root (root ignores permission bits), else the permission bits."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    if os.geteuid() != 0:
+        for item in [target, *(target.iterdir() if target.is_dir() else ())]:
+            item.chmod(0o555 if item.is_dir() else 0o444)
+        return pytester.run(*command)
+    if subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False).returncode:
+        pytest.skip("no private mount namespace here (unshare -m) to make a path read-only")
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+    return pytester.run("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                        str(target), *command)
+
+
+def test_a_read_only_store_or_output_directory_stops_at_start(bench: pytest.Pytester) -> None:
+    store = _real_store(bench.path / "store.db")
+    before = store.read_bytes()
+    one_line(_run_read_only(bench, store, SUITE, "--r2r-db=store.db", *SERIAL),
+             "--r2r-db: */store.db: cannot be written (Read-only file system); make it writable*"
+             if os.geteuid() == 0 else "--r2r-db: */store.db: cannot be written (*")
+    assert store.read_bytes() == before
+    outputs = bench.mkdir("outputs")
+    one_line(_run_read_only(bench, outputs, SUITE, "--r2r-db=outputs/new.db", *SERIAL),
+             "--r2r-db: */outputs/new.db: its directory */outputs is not writable: *; pass a path "
+             "in a writable directory")
+    one_line(_run_read_only(bench, outputs, SUITE, "--r2r-json=outputs/r.json", *SERIAL),
+             "--r2r-json: */outputs is not writable: *; pass a path in a writable directory")
+    one_line(_run_read_only(bench, outputs, SUITE, "--r2r-dir=outputs/run", *SERIAL),
+             "--r2r-dir: */outputs/run/req2rank.db: its directory */outputs/run cannot be created*")
+    assert list(outputs.iterdir()) == []
+
+
+# --- the results JSON ----------------------------------------------------------------------
+
+def test_an_unwritable_results_path_stops_at_start(bench: pytest.Pytester) -> None:
+    bench.mkdir("taken")
+    one_line(bench.runpytest(SUITE, "--r2r-json=taken", *SERIAL),
+             "--r2r-json: */taken is a directory; pass a file path, e.g. */taken/results.json")
+    bench.path.joinpath("file").write_text("x")
+    one_line(bench.runpytest(SUITE, "--r2r-json=file/r.json", *SERIAL),
+             "--r2r-json: */file cannot be created: *; pass a path in a writable directory")
+
+
+SABOTAGE = """
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    # After the items ran, before the results are written: the output directory is gone,
+    # a file in its place.
+    out = Path("out")
+    shutil.rmtree(out)
+    out.write_text("in the way")
+"""
+
+
+@pytest.mark.parametrize(("args", "status"), [
+    ((), EXIT_OUTPUT_FAILED),
+    (("--r2r-model=r2r/samples:samples.jsonl",), EXIT_OUTPUT_FAILED),
+    (("--r2r-model=r2r/samples:samples.jsonl", "--r2r-fail-under=90"), EXIT_GATE_FAILED),
+])
+def test_results_that_cannot_be_written_after_the_run_are_kept_and_exit_non_zero(
+    bench: pytest.Pytester, args: tuple[str, ...], status: int
+) -> None:
+    """It printed one error line and exited 0. Now: exit 7, also over pytest's 1 for unsolved
+    items (a failed gate keeps its 6), the results written where the run's Q&A log is, and the
+    items in the store."""
+    for name in ("status_suite.jsonl", "status_samples.jsonl"):  # st_ok, solved; st_wrong, not
+        lines = (DATA / name).read_text().splitlines()[:2]
+        (bench.path / name.replace("status_", "")).write_text("\n".join(lines) + "\n")
+    bench.makeconftest(SABOTAGE)
+    result = bench.runpytest("--r2r-suite=jsonl:suite.jsonl", "--r2r-json=out/results.json",
+                             *args, *SERIAL)
+    assert result.ret == status
+    result.stdout.fnmatch_lines([
+        "q&a log: */.req2rank/runs/*/qa.jsonl | store: */.req2rank/req2rank.db",
+        "error: could not write the results JSON */out/results.json (File exists); written "
+        "to */.req2rank/runs/*/results.json instead; its items are in the store "
+        "*/.req2rank/req2rank.db (run *)",
+    ])
+    assert "results: " not in result.stdout.str()
+    kept = next((bench.path / ".req2rank" / "runs").glob("*/results.json"))
+    document = json.loads(kept.read_text())
+    validate_results(document)
+    assert len(document["items"]) == 2
+    with sqlite3.connect(bench.path / ".req2rank" / "req2rank.db") as connection:
+        stored = connection.execute("SELECT count(*) FROM items WHERE run_id = ?",
+                                    [document["run"]["id"]]).fetchone()[0]
+    assert stored == 2
+
+
+# --- the baseline, the seed library, the suite, the samples --------------------------------
+
+@pytest.mark.parametrize(("make", "expected"), [
+    (None, "--r2r-baseline: */base.json: no such results file; pass the results.json of an "
+           "earlier run"),
+    (lambda p: p.write_text("garbage"), "--r2r-baseline: */base.json: not a readable results "
+                                        "JSON (Expecting value: line 1 column 1 (char 0))"),
+    (lambda p: p.write_text('{"schema_version": 1}'), "--r2r-baseline: */base.json: not a valid "
+                                                      "results JSON at the top level: *"),
+    (lambda p: p.mkdir(), "--r2r-baseline: */base.json: not a readable results JSON (*Is a "
+                          "directory*"),
+])
+def test_an_unreadable_baseline_stops_at_start(bench: pytest.Pytester, make, expected: str) -> None:
+    if make is not None:
+        make(bench.path / "base.json")
+    one_line(bench.runpytest(SUITE, "--r2r-baseline=base.json", *SERIAL), expected)
+
+
+SEED_SCHEMA_ERROR = 'id = "x"\ntitle = 1\n'
+
+
+@pytest.mark.parametrize(("files", "seeds", "expected"), [
+    ({"a.toml": "id = [\n"}, "lib",
+     "--r2r-seeds: */lib/a.toml:2:1: <toml>: Invalid value; fix the seed file, or point "
+     "--r2r-seeds at another library"),
+    ({"a.toml": "x = 1\ny = ?\n", "b.toml": "z = [\n"}, "lib",
+     "--r2r-seeds: */lib/a.toml:2:5: <toml>: Invalid value (and 1 more problem in */lib); fix*"),
+    ({"x.toml": SEED_SCHEMA_ERROR}, "lib", "--r2r-seeds: */lib/x.toml: *; fix the seed file*"),
+    ({}, "lib", "--r2r-seeds: */lib: no seed files (*.toml) in the library; point --r2r-seeds at "
+                "a directory of seed files (*.toml)"),
+    ({}, "missing", "--r2r-seeds: */missing: no such seed library; point --r2r-seeds at*"),
+    ({}, "test_benchmark.py", "--r2r-seeds: */test_benchmark.py: not a directory; point*"),
+])
+def test_a_broken_seed_library_stops_at_start(
+    bench: pytest.Pytester, files: dict[str, str], seeds: str, expected: str
+) -> None:
+    library = bench.mkdir("lib")
+    for name, text in files.items():
+        (library / name).write_text(text)
+    one_line(bench.runpytest(f"--r2r-seeds={seeds}", "--r2r-rounds=1", *SERIAL), expected)
+
+
+GOOD = (DATA / "status_suite.jsonl").read_text().splitlines()[0]
+BIG_LINE = json.dumps({"task_id": "big", "prompt": "p" * MAX_LINE_BYTES})
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (None, "--r2r-suite: */suite.jsonl: suite file not found; check the path given to "
+           "--r2r-suite=jsonl:PATH"),
+    (f'{GOOD}\n{{"task_id": "b", "prompt": "p", x}}\n',
+     "--r2r-suite: */suite.jsonl:2:33: invalid JSON: Expecting property name enclosed in double "
+     "quotes"),
+    (f'{GOOD}\n{{"task_id": "b", "prompt": 7, "canonical_solution": "x", "tests": []}}\n',
+     "--r2r-suite: */suite.jsonl:2:28: field 'prompt' must be a string, got int"),
+    (f'{GOOD}\n{{"task_id": "b"}}\n', "--r2r-suite: */suite.jsonl:2:1: cannot tell the form; *"),
+    (GOOD.encode() + b'\n{"task_id": "\xff"}\n',
+     "--r2r-suite: */suite.jsonl:2:14: not UTF-8 (byte 0xff); save the file as UTF-8"),
+    (f"{GOOD}\n{BIG_LINE}\n",
+     f"--r2r-suite: */suite.jsonl:2:1: the line is {len(BIG_LINE):,} bytes, over the limit of "
+     "8,388,608 bytes (8 MiB) a line; shorten it (fewer or smaller tests, a shorter prompt or "
+     "answer)"),
+    ("dir", "--r2r-suite: */suite.jsonl: is a directory, not a JSONL file"),
+])
+def test_a_bad_suite_file_stops_at_start_at_its_exact_position(
+    bench: pytest.Pytester, content: str | bytes | None, expected: str
+) -> None:
+    """A 50 MB line was accepted and copied into a 101 MB Q&A log, a 151 MB results JSON and
+    151 MB in the store; a malformed line was reported at column 1."""
+    path = bench.path / "suite.jsonl"
+    if content == "dir":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    one_line(bench.runpytest("--r2r-suite=jsonl:suite.jsonl", *SERIAL), expected)
+    nothing_written(bench)
+
+
+BIG_SAMPLE = json.dumps({"task_id": "st_ok", "completion": "c" * MAX_LINE_BYTES})
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    ('{"task_id": "st_ok", "completion": 5}\n',  # the 5 is in column 36
+     "--r2r-model: */samples.jsonl:1:36: \"completion\" must be a string, got int; *"),
+    (BIG_SAMPLE + "\n", f"--r2r-model: */samples.jsonl:1:1: the line is {len(BIG_SAMPLE):,} bytes, "
+                        "over the limit of 8,388,608 bytes (8 MiB) a line; *"),
+])
+def test_a_bad_samples_file_stops_at_start_at_its_exact_position(
+    bench: pytest.Pytester, content: str, expected: str
+) -> None:
+    (bench.path / "samples.jsonl").write_text(content)
+    one_line(bench.runpytest(SUITE, "--r2r-model=r2r/samples:samples.jsonl", *SERIAL), expected)
+
+
+# --- the sandbox ---------------------------------------------------------------------------
+
+def test_no_sandboxfusion_server_stops_at_start(bench: pytest.Pytester) -> None:
+    one_line(bench.runpytest(SUITE, "--r2r-sandbox=sandboxfusion:http://127.0.0.1:1", *SERIAL),
+             "*http://127.0.0.1:1*")
+
+
+def test_no_docker_engine_stops_at_start(bench: pytest.Pytester,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """134 lines of INTERNALERROR before."""
+    socket = bench.path / "no-engine-here.sock"
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{socket}")
+    one_line(bench.runpytest(SUITE, "--r2r-sandbox=docker", *SERIAL), "*Docker*")
+
+
+# --- resuming and other options ------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("--r2r-resume=nope", "--r2r-db=store.db"),
+     "--r2r-resume: no run 'nope' in */store.db; pick a run id from the store (its runs table) "
+     "or a results.json, and the same --r2r-db"),
+    (("--r2r-resume=nope", "--r2r-db=missing.db"),
+     "--r2r-resume: no store at */missing.db, so no run 'nope' to resume; pass the --r2r-db (or "
+     "--r2r-dir) of the interrupted run"),
+    (("--r2r-resume=../etc",), "--r2r-resume: must be a run id such as 20261123-101500-3f9a1c*"),
+    (("--r2r-weights=functionality=100",), "--r2r-weights: weights lacks dimension(s) quality*"),
+    (("--r2r-sandbox=vm",), "--r2r-sandbox: unknown sandbox 'vm'; allowed: *"),
+    (("--r2r-seed=soon",), "--r2r-seed: expected an integer, got 'soon'"),
+])
+def test_other_bad_options_are_one_line(bench: pytest.Pytester, args: tuple[str, ...],
+                                        expected: str) -> None:
+    _real_store(bench.path / "store.db")
+    one_line(bench.runpytest(SUITE, *args, *SERIAL), expected)
+    assert not (bench.path / "missing.db").exists()
+
+
+# --- relative paths ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("workers", [SERIAL, ("-n", "2")])
+def test_relative_paths_resolve_from_where_they_were_given(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]
+) -> None:
+    """From a subdirectory: command-line and environment paths start there (a baseline in the
+    current directory was "no such results file"), ini paths at the ini file, the default
+    output directory under the rootdir."""
+    pytester.makeini("[pytest]\nr2r_dir = from-ini\n")
+    sub = pytester.mkdir("sub")
+    (sub / "test_benchmark.py").write_text(BENCHMARK)
+    shutil.copy(DATA / "status_suite.jsonl", sub / "suite.jsonl")
+    shutil.copy(DATA / "status_samples.jsonl", sub / "samples.jsonl")
+    monkeypatch.chdir(sub)
+    monkeypatch.setenv("R2R_DB", "history.db")
+    first = pytester.runpytest_subprocess(
+        "--r2r-suite=jsonl:suite.jsonl", "--r2r-model=r2r/samples:samples.jsonl",
+        "--r2r-sandbox-timeout-ms=1500", "--r2r-json=base.json", *workers)
+    assert first.ret == pytest.ExitCode.TESTS_FAILED, first.stdout.str()
+    baseline = json.loads((sub / "base.json").read_text())
+    assert baseline["run"]["suite"] == f"jsonl:{sub / 'suite.jsonl'}"
+    assert baseline["run"]["model"] == f"r2r/samples:{sub / 'samples.jsonl'}"
+    second = pytester.runpytest_subprocess(
+        "--r2r-suite=jsonl:suite.jsonl", "--r2r-baseline=base.json", *workers)
+    assert second.ret == pytest.ExitCode.OK, second.stdout.str()
+    second.stdout.fnmatch_lines([f"q&a log: {pytester.path}/from-ini/runs/*/qa.jsonl | store: "
+                                 f"{sub}/history.db"])
+    with sqlite3.connect(sub / "history.db") as connection:
+        assert connection.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
+    assert len(list((pytester.path / "from-ini" / "runs").glob("*/qa.jsonl"))) == 2
+    assert not (sub / "from-ini").exists() and not (pytester.path / ".req2rank").exists()
