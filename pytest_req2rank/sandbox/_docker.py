@@ -7,15 +7,16 @@ Construction checks that an engine answers and that it has (or can pull) the ima
 only asks for :attr:`isolation` (an xdist controller) costs the engine nothing.
 
 Containers (see :mod:`._docker_container`) are created when first needed — by
-:meth:`prestart`, or the first :meth:`run` — one per concurrent caller up to one per CPU,
-and each serves one execution at a time. A container that fails or cannot promise a
-clean slate is removed and replaced; :meth:`close` removes them all, and so does the
-interpreter's exit for a sandbox never closed.
+:meth:`prestart`, or the first :meth:`run` — one per concurrent caller up to one per CPU;
+each runs the fork-server of the ``process`` backend and serves one execution at a time.
+A container that fails is removed and replaced; :meth:`close` removes them all, and so
+does the interpreter's exit for a sandbox never closed.
 """
 
 from __future__ import annotations
 
 import atexit
+import marshal
 import os
 import socket
 import threading
@@ -30,11 +31,12 @@ from ._bwrap import sandbox_env
 from ._docker_container import (
     LABEL,
     PIDS_LIMIT,
+    PYTHON_FLAGS,
     WORK,
     Container,
     ContainerFault,
     one_line,
-    runner_source,
+    server_source,
 )
 from ._files import PathEscape, check_path
 
@@ -53,6 +55,7 @@ class DockerSandbox(Sandbox):
     """Executions in containers created on demand and removed by :meth:`close`."""
 
     name = "docker"
+    warm_modules = True
 
     def __init__(self, image: str | None = None, *, memory_mb: int = 2048,
                  containers: int | None = None) -> None:
@@ -72,7 +75,7 @@ class DockerSandbox(Sandbox):
             raise
         self._labels = {LABEL: "pytest-req2rank", "r2r.host": socket.gethostname(),
                         "r2r.pid": str(os.getpid())}
-        self._source = runner_source()
+        self._source = server_source()
         self._live: list[Container] = []
         self._idle: list[Container] = []
         self._changed = threading.Condition()
@@ -123,7 +126,7 @@ class DockerSandbox(Sandbox):
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         try:
-            message = self._message(request)
+            header, files = self._request(request)
         except PathEscape as exc:
             return ExecOutcome(error=f"rejected: {exc}")
         for attempt in range(2):
@@ -131,34 +134,36 @@ class DockerSandbox(Sandbox):
                 container = self._acquire()
             except ContainerFault as exc:
                 return ExecOutcome(error=f"docker: {exc}")
+            argv, script = _argv(request.argv, container.interpreter)
+            payload = marshal.dumps({
+                "files": files if script is not None else {**files, **_module_files(request)},
+                "stdin": request.stdin.encode(), "argv": argv, "script": script, "env": ENV})
             try:
-                reply = container.call(message, request.timeout_s + GRACE_S)
+                reply, parts = container.execute(header, payload, request.modules,
+                                                 request.timeout_s + GRACE_S)
             except ContainerFault as exc:
                 self._discard(container)
                 if exc.delivered or attempt:
                     return ExecOutcome(error=f"docker: {exc}")
-                continue  # it died while idle and never saw the request: a fresh one runs it
+                continue  # it ended while idle and never saw the request: a fresh one runs it
             except BaseException:
                 self._discard(container)  # Ctrl-C mid-execution: its state is unknown
                 raise
-            if "spent" in reply:
-                self._discard(container)
-            else:
-                self._release(container)
-            return _outcome(reply)
+            self._release(container)
+            return _outcome(reply, parts)
         raise AssertionError("unreachable")
 
-    def _message(self, request: ExecRequest) -> dict[str, Any]:
-        files = {check_path(name): text for name, text in request.all_files().items()}
-        for name in request.read_back:
-            check_path(name)
-        python = request.argv[:1] == (PYTHON,)
-        return {"op": "run", "files": files, "stdin": request.stdin, "python": python,
-                "argv": list(request.argv[1:] if python else request.argv),
-                "env": ENV, "timeout_s": request.timeout_s,
-                "limits": rlimits(request.limits, request.timeout_s),
-                "output_bytes": request.limits.output_bytes,
-                "read_back": list(request.read_back)}
+    @staticmethod
+    def _request(request: ExecRequest) -> tuple[dict[str, Any], dict[str, str]]:
+        """The server's header, and the files (paths checked: :class:`PathEscape`)."""
+        for name in request.modules:
+            if not name.isidentifier():
+                raise PathEscape(f"module name {name!r} is not an identifier")
+        header = {"timeout_s": request.timeout_s,
+                  "limits": rlimits(request.limits, request.timeout_s),
+                  "read_back": [[name, check_path(name)] for name in request.read_back],
+                  "output_bytes": request.limits.output_bytes}
+        return header, {check_path(name): text for name, text in request.files.items()}
 
     def prestart(self) -> None:
         """Start one container on a background thread (no-op when one exists): the first
@@ -256,18 +261,31 @@ class DockerSandbox(Sandbox):
         _open.discard(self)
 
 
-def _outcome(reply: dict[str, Any]) -> ExecOutcome:
-    """Our outcome from the server's reply; a reply that is not one is the sandbox's failure."""
-    if "error" in reply:
-        return ExecOutcome(error=f"docker: the container's server failed: {reply['error']}")
+def _argv(argv: tuple[str, ...], interpreter: str) -> tuple[list[str], str | None]:
+    """The child's argv, and the script the warm interpreter runs (None: exec argv)."""
+    if argv[:1] != (PYTHON,):
+        return list(argv), None
+    if len(argv) > 1 and not argv[1].startswith("-"):
+        return [interpreter, *argv[1:]], check_path(argv[1])
+    return [interpreter, *PYTHON_FLAGS, *argv[1:]], None
+
+
+def _module_files(request: ExecRequest) -> dict[str, str]:
+    """The helper modules as files, for a program the warm interpreter does not run."""
+    return {check_path(f"{name}.py"): source for name, source in request.modules.items()}
+
+
+def _outcome(reply: dict[str, Any], parts: list[bytes]) -> ExecOutcome:
+    """Our outcome from the server's reply and the parts after it."""
+    stdout, stderr, *files = (part.decode("utf-8", errors="replace") for part in parts)
     try:
         returncode = os.waitstatus_to_exitcode(reply["status"])
         return ExecOutcome(
             exit_code=returncode if returncode >= 0 else None,
             signal=-returncode if returncode < 0 else None,
-            stdout=reply["stdout"], stderr=reply["stderr"], timed_out=reply["timed_out"],
+            stdout=stdout, stderr=stderr, timed_out=reply["timed_out"],
             output_truncated=reply["truncated"], duration_s=reply["duration_s"],
-            files=reply["files"],
+            files={key: text for (key, _), text in zip(reply["files"], files)},
         )
     except (KeyError, TypeError, ValueError) as exc:
         return ExecOutcome(error=f"docker: the container's server sent a malformed reply: {exc}")

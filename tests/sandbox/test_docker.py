@@ -60,10 +60,9 @@ def test_an_engine_that_cannot_look_up_the_image(broken_engine: FakeEngine) -> N
 
 
 def test_a_reply_that_is_not_one_is_a_sandbox_error() -> None:
-    assert _outcome({"error": "OSError: disk full"}).error == (
-        "docker: the container's server failed: OSError: disk full")
-    broken = _outcome({"status": 0, "stdout": ""})
+    broken = _outcome({"status": 0, "timed_out": False}, [b"", b""])
     assert broken.error is not None and "malformed reply" in broken.error
-    fine = _outcome({"status": 9, "timed_out": True, "duration_s": 1.0, "stdout": "", "stderr": "",
-                     "truncated": False, "files": {}})
+    fine = _outcome({"status": 9, "timed_out": True, "duration_s": 1.0, "truncated": False,
+                     "files": [["out.txt", 2]]}, [b"o\xff", b"e", b"ok"])
     assert (fine.signal, fine.exit_code, fine.timed_out, fine.error) == (9, None, True, None)
+    assert (fine.stdout, fine.stderr, fine.files) == ("o\ufffd", "e", {"out.txt": "ok"})
