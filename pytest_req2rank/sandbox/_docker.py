@@ -52,7 +52,12 @@ _open: weakref.WeakSet[DockerSandbox] = weakref.WeakSet()
 
 
 class DockerSandbox(Sandbox):
-    """Executions in containers created on demand and removed by :meth:`close`."""
+    """Executions in containers created on demand and removed by :meth:`close`.
+
+    ``image``: else ``R2R_SANDBOX_IMAGE``, else :data:`DEFAULT_IMAGE`. ``memory_mb``: each
+    container's memory, swap included. ``containers``: at most this many at once (one per
+    concurrent caller; default: one per CPU).
+    """
 
     name = "docker"
     warm_modules = True
@@ -96,16 +101,24 @@ class DockerSandbox(Sandbox):
         return client
 
     def _check_image(self, docker: Any) -> None:
+        """The image is on the engine (pulled if need be) and declares no volume."""
         try:
-            self._client.images.get(self.image)
-            return
+            image = self._client.images.get(self.image)
         except docker.errors.ImageNotFound:
-            pass
+            image = self._pull()
         except self._errors as exc:
             raise SandboxUnavailable(f"the Docker engine at {self.engine} cannot look up image "
                                      f"{self.image}: {one_line(exc)}") from exc
+        volumes = sorted((image.attrs.get("Config") or {}).get("Volumes") or {})
+        if volumes:
+            raise SandboxUnavailable(
+                f"Docker image {self.image} declares volumes ({', '.join(volumes)}): they would "
+                "be writable and outlive each execution; use an image without VOLUME "
+                "(README: docker)")
+
+    def _pull(self) -> Any:
         try:
-            self._client.images.pull(self.image)
+            return self._client.images.pull(self.image)
         except self._errors as exc:
             raise SandboxUnavailable(
                 f"Docker image {self.image} is not on the engine at {self.engine} and cannot be "
@@ -114,11 +127,11 @@ class DockerSandbox(Sandbox):
 
     @property
     def isolation(self) -> str:
-        return (f"docker: image {self.image} on {self.engine}, a container per concurrent "
-                f"caller, pid 1 of its own pid namespace; no network, read-only root, private "
-                f"tmpfs work dir, {self.memory_mb} MiB memory, {PIDS_LIMIT} pids, 1 CPU, no "
-                f"capabilities, no-new-privileges, an unprivileged uid of its own; rlimits, "
-                f"empty env")
+        return (f"docker: image {self.image} on {self.engine}; a fork-server as pid 1 of a "
+                f"container per concurrent caller: no network, read-only root, private tmpfs "
+                f"work dir, /tmp and /dev/shm, {self.memory_mb} MiB memory, {PIDS_LIMIT} pids, "
+                f"1 CPU, no capabilities, no-new-privileges, an unprivileged uid of its own; "
+                f"rlimits, empty env")
 
     @property
     def isolation_level(self) -> IsolationLevel:

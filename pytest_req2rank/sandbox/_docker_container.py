@@ -121,8 +121,8 @@ class Container:
             ipc_mode="private", log_config=LogConfig(type="none"),
         )
         try:
-            created = api.create_container(
-                self.image, [INTERPRETER, *PYTHON_FLAGS, "-c", BOOT, source],
+            created = api.create_container(  # our entrypoint, whatever the image's
+                self.image, [*PYTHON_FLAGS, "-c", BOOT, source], entrypoint=[INTERPRETER],
                 user=f"{uid}:{uid}", stdin_open=True, environment=dict(env),
                 labels=dict(labels), working_dir=WORK, host_config=host_config)
         except self._errors as exc:
@@ -248,7 +248,7 @@ class Container:
         """Remove the container (already gone is fine), then close the stream; never raises."""
         if self.id is not None:
             try:
-                self._api.remove_container(self.id, force=True)
+                self._api.remove_container(self.id, force=True, v=True)
             except self._errors as exc:
                 if getattr(exc, "status_code", None) == CONFLICT:  # the engine removes it already
                     self._wait_removed()

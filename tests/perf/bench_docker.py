@@ -36,7 +36,7 @@ from pytest_req2rank.sandbox._docker import DockerSandbox
 from pytest_req2rank.suites import load_humaneval
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sandbox"))
-from docker_image import ensure_image  # noqa: E402
+from docker_image import ensure_image
 
 TRIVIAL = ExecRequest(files={"main.py": "def add(a, b):\n    return a + b\n\n\n"
                                         "assert add(1, 2) == 3\n"}, argv=(PYTHON, "main.py"))

@@ -1,6 +1,10 @@
 """What the engine-bound docker tests share: the engine (or why it is absent), the test image,
 a lock that lets a test be alone on the engine, and the containers a stretch of time created.
 
+Test modules import the fixtures: ``docker_setup`` (client and image; skips with the reason
+when there is no engine), ``engine_shared`` (autouse: every test holds the engine lock
+shared) and ``alone`` (held exclusively, for a test that counts or sweeps containers).
+
 The image is ``R2R_TEST_DOCKER_IMAGE`` when set (``.ci/docker-engine.sh`` exports it), else
 built here from the machine's own Python (:mod:`docker_image`, idempotent).
 """
@@ -16,6 +20,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pytest_req2rank.sandbox._docker_container import LABEL
 
@@ -94,3 +100,27 @@ def wait_until_gone(client: Any, ids: list[str], within_s: float = 30.0) -> list
         time.sleep(0.2)
         left = existing(client, ids)
     return left
+
+
+@pytest.fixture(scope="session")
+def docker_setup() -> tuple[Any, str]:
+    found = engine()
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
+@pytest.fixture(autouse=True)
+def engine_shared(request: pytest.FixtureRequest) -> Iterator[None]:
+    if "alone" in request.fixturenames:
+        yield
+        return
+    with engine_share(alone=False):
+        yield
+
+
+@pytest.fixture()
+def alone() -> Iterator[None]:
+    """No other engine-bound test of ours runs meanwhile: this one counts or sweeps containers."""
+    with engine_share(alone=True):
+        yield

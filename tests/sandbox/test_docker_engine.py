@@ -19,9 +19,12 @@ import pytest
 from pytest_req2rank.sandbox import PYTHON, ExecRequest, Limits, create_sandbox
 from pytest_req2rank.sandbox._docker import DockerSandbox
 
-from .docker_engine import created_since, engine, engine_share, existing, now_ns
+from . import docker_engine
+from .docker_engine import created_since, existing, now_ns
 from .hostile import ATTACKS, LEAVE, PEEK, Attack, Context, request, result
 
+alone, docker_setup, engine_shared = (  # the shared fixtures (engine_shared: autouse)
+    docker_engine.alone, docker_engine.docker_setup, docker_engine.engine_shared)
 ROOT_DIR = Path(__file__).resolve().parents[2]
 SECRET = f"sk-r2r-test-{uuid.uuid4().hex}"
 BENCHMARK = (ROOT_DIR / "benchmarks" / "test_benchmark.py").read_text()
@@ -40,30 +43,6 @@ print(json.dumps({
     "limits": open("/proc/self/limits").read(),
 }))
 """
-
-
-@pytest.fixture(scope="session")
-def docker_setup() -> tuple[Any, str]:
-    found = engine()
-    if isinstance(found, str):
-        pytest.skip(found)
-    return found
-
-
-@pytest.fixture(autouse=True)
-def _engine_share(request: pytest.FixtureRequest) -> Iterator[None]:
-    if "alone" in request.fixturenames:
-        yield
-        return
-    with engine_share(alone=False):
-        yield
-
-
-@pytest.fixture()
-def alone() -> Iterator[None]:
-    """No other engine-bound test of ours runs meanwhile: this one counts containers."""
-    with engine_share(alone=True):
-        yield
 
 
 @pytest.fixture(scope="module")
@@ -173,16 +152,17 @@ def test_limits_and_outputs(box: DockerSandbox) -> None:
                "pkg/__init__.py": "", "pkg/twice.py": "def twice(x):\n    return 2 * x\n"},
         argv=(PYTHON, "main.py"), stdin="21\n", read_back=("out.txt", "link.txt", "none.txt")))
     assert (echo.stdout, echo.exit_code, echo.files) == ("42\n", 3, {"out.txt": "kept"})
-    errors = box.run(ExecRequest(files={"main.py": "import sys\nsys.stderr.write('e' * 5000 + 'END')"},
-                                 argv=(PYTHON, "main.py"), limits=Limits(output_bytes=100)))
+    noisy = "import sys\nsys.stderr.write('e' * 5000 + 'END')"
+    errors = box.run(ExecRequest(files={"main.py": noisy}, argv=(PYTHON, "main.py"),
+                                 limits=Limits(output_bytes=100)))
     assert errors.output_truncated and errors.stderr == "e" * 97 + "END"
-    cpu = box.run(ExecRequest(files={"main.py": "while True:\n    pass\n"}, argv=(PYTHON, "main.py"),
-                              timeout_s=5, limits=Limits(cpu_s=1)))
+    cpu = box.run(ExecRequest(files={"main.py": "while True:\n    pass\n"},
+                              argv=(PYTHON, "main.py"), timeout_s=5, limits=Limits(cpu_s=1)))
     assert cpu.signal == 24 and not cpu.timed_out  # SIGXCPU at the CPU limit, before the wall
+    flags = ("import sys, helper; print(helper.FLAGS, sys.flags.no_user_site, "
+             "sys.flags.dont_write_bytecode, sys.flags.hash_randomization)")
     fresh = box.run(ExecRequest(  # not a script: a fresh interpreter, helper modules as files
-        files={}, modules={"helper": "FLAGS = 'helper'"}, argv=(PYTHON, "-c",
-        "import sys, helper; print(helper.FLAGS, sys.flags.no_user_site, "
-        "sys.flags.dont_write_bytecode, sys.flags.hash_randomization)")))
+        files={}, modules={"helper": "FLAGS = 'helper'"}, argv=(PYTHON, "-c", flags)))
     assert fresh.stdout == "helper 1 1 0\n", fresh
     escape = box.run(ExecRequest(files={"../x.py": "1"}, argv=(PYTHON, "x.py")))
     assert escape.error is not None and "escapes the work directory" in escape.error

@@ -18,17 +18,25 @@ import sys
 import tarfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_req2rank.sandbox import PYTHON, ExecRequest, SandboxUnavailable, _docker_container
+from pytest_req2rank.sandbox import (
+    PYTHON,
+    ExecRequest,
+    SandboxUnavailable,
+    _docker,
+    _docker_container,
+)
 from pytest_req2rank.sandbox._docker import DockerSandbox
 
-from .docker_engine import created_since, engine, engine_share, existing, now_ns, wait_until_gone
+from . import docker_engine
+from .docker_engine import created_since, existing, now_ns, wait_until_gone
 
+alone, docker_setup, engine_shared = (  # the shared fixtures (engine_shared: autouse)
+    docker_engine.alone, docker_engine.docker_setup, docker_engine.engine_shared)
 ROOT_DIR = Path(__file__).resolve().parents[2]
 BENCHMARK = (ROOT_DIR / "benchmarks" / "test_benchmark.py").read_text()
 ALIVE = ExecRequest(files={"main.py": "print('alive')"}, argv=(PYTHON, "main.py"))
@@ -52,20 +60,6 @@ if sys.argv[2] == "wait":
 """
 
 
-@pytest.fixture(scope="module")
-def docker_setup() -> tuple[Any, str]:
-    found = engine()
-    if isinstance(found, str):
-        pytest.skip(found)
-    return found
-
-
-@pytest.fixture(autouse=True)
-def _engine_share() -> Iterator[None]:
-    with engine_share(alone=False):
-        yield
-
-
 def ours(client: Any, since: int, pid: int | None = None) -> list[str]:
     """Ids of the containers a process (default: this one) created since ``since``."""
     return [entry["id"] for entry in
@@ -74,6 +68,8 @@ def ours(client: Any, since: int, pid: int | None = None) -> list[str]:
 
 def no_python_image(client: Any) -> str:
     """An image whose root holds one text file: no interpreter at all."""
+    if client.api.images(name=NO_PYTHON_IMAGE, quiet=True):
+        return NO_PYTHON_IMAGE
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         info = tarfile.TarInfo("readme.txt")
@@ -247,7 +243,7 @@ def test_a_remote_engine_over_tcp(docker_setup: tuple[Any, str],
     since = now_ns()
     try:
         box = DockerSandbox(image)
-        assert f"on tcp://127.0.0.1:{relay.port}," in box.isolation
+        assert f"on tcp://127.0.0.1:{relay.port};" in box.isolation
         echo = box.run(ExecRequest(files={"main.py": "print(input()[::-1])\n"
                                                      "open('out.txt', 'w').write('back')"},
                                    argv=(PYTHON, "main.py"), stdin="olleh\n",
@@ -274,3 +270,59 @@ def test_an_image_that_cannot_be_pulled_stops_the_run_with_one_line(
     assert "cannot be pulled" in errors[0] and "R2R_SANDBOX_IMAGE" in errors[0]
     with pytest.raises(SandboxUnavailable, match="cannot be pulled"):
         DockerSandbox("r2r-no-such-image:missing")
+
+
+def derived_image(client: Any, image: str, name: str, changes: list[str]) -> str:
+    """``image`` with Dockerfile-style ``changes`` (a commit of a never-started container),
+    made once per test image."""
+    tag = f"{name}:{image.rpartition(':')[2]}"
+    if client.api.images(name=tag, quiet=True):
+        return tag
+    created = client.api.create_container(image, ["python3"])
+    try:
+        repository, _, version = tag.partition(":")
+        client.api.commit(created["Id"], repository=repository, tag=version, changes=changes)
+    finally:
+        client.api.remove_container(created["Id"], force=True)
+    return tag
+
+
+def test_an_image_entrypoint_is_overridden(docker_setup: tuple[Any, str]) -> None:
+    client, image = docker_setup
+    odd = derived_image(client, image, "r2r-sandbox-entrypoint",
+                        ['ENTRYPOINT ["/nonexistent/entrypoint.sh"]', "USER 0", "WORKDIR /usr"])
+    box = DockerSandbox(odd)
+    with box:
+        assert box.run(ExecRequest(files={"main.py": "import os\nprint(os.getuid() > 0, "
+                                                     "os.getcwd())"},
+                                   argv=(PYTHON, "main.py"))).stdout == "True /sandbox\n"
+
+
+def test_an_image_with_volumes_is_refused_before_any_container(
+        docker_setup: tuple[Any, str]) -> None:
+    client, image = docker_setup
+    since = now_ns()
+    with pytest.raises(SandboxUnavailable) as caught:
+        DockerSandbox(derived_image(client, image, "r2r-sandbox-volume",
+                                    ["VOLUME /data", "VOLUME /cache"]))
+    assert fnmatch.fnmatch(str(caught.value), "Docker image r2r-sandbox-volume:* declares volumes "
+                                              "(/cache, /data): they would be writable*")
+    assert ours(client, since) == []
+
+
+def test_leftovers_of_dead_owners_are_swept(docker_setup: tuple[Any, str], alone: None,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container created but never started (its owner died in between) and one that stopped
+    without being removed: the next sandbox's first container removes both."""
+    client, image = docker_setup
+    labels = {_docker_container.LABEL: "pytest-req2rank", "r2r.pid": "0"}
+    never = client.api.create_container(image, ["python3", "-c", "pass"], labels=labels)["Id"]
+    stopped = client.api.create_container(image, ["python3", "-c", "pass"], labels=labels)["Id"]
+    client.api.start(stopped)
+    client.api.wait(stopped, timeout=60)
+    monkeypatch.setattr(_docker, "STALE_S", 0.0)
+    box = DockerSandbox(image)
+    with box:
+        assert existing(client, [never, stopped]) == [never, stopped]
+        assert box.run(ALIVE).ok
+        assert existing(client, [never, stopped]) == []
