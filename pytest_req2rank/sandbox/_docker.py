@@ -86,6 +86,8 @@ class DockerSandbox(Sandbox):
         self._changed = threading.Condition()
         self._prestarting = False
         self._closed = False
+        self._unusable: str | None = None
+        """Why the image cannot serve, once a container showed it: not tried again."""
         self._swept = False
         _open.add(self)
 
@@ -206,6 +208,8 @@ class DockerSandbox(Sandbox):
             while True:
                 if self._closed:
                     raise ContainerFault("the sandbox is closed", delivered=False)
+                if self._unusable is not None:
+                    raise ContainerFault(self._unusable, delivered=False)
                 if self._idle:
                     return self._idle.pop()
                 if not self._prestarting and len(self._live) < self.size:
@@ -226,8 +230,12 @@ class DockerSandbox(Sandbox):
             if closed:
                 raise ContainerFault("the sandbox is closed", delivered=False)
             container.start()
-        except BaseException:
+        except BaseException as exc:
             self._discard(container)
+            if isinstance(exc, ContainerFault) and exc.permanent:
+                with self._changed:
+                    self._unusable = f"{exc} (not retried: every container would fail alike)"
+                    self._changed.notify_all()
             raise
         return container
 

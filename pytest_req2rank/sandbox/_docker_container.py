@@ -67,11 +67,12 @@ LABEL = "r2r.sandbox"
 
 class ContainerFault(Exception):
     """The container or the connection to it failed; ``delivered`` says whether the
-    request may have reached the server (then it may have run)."""
+    request may have reached the server (then it may have run); ``permanent``, that the
+    image itself cannot serve (another container would fail alike)."""
 
-    def __init__(self, message: str, *, delivered: bool = True) -> None:
+    def __init__(self, message: str, *, delivered: bool = True, permanent: bool = False) -> None:
         super().__init__(message)
-        self.delivered = delivered
+        self.delivered, self.permanent = delivered, permanent
 
 
 def server_source() -> str:
@@ -140,11 +141,15 @@ class Container:
             self._socket = getattr(self._stream, "_sock", self._stream)
             self._api.start(self.id)
         except self._errors as exc:
+            # the runtime could not exec the image's python3 (missing, wrong architecture)
+            runtime = "OCI runtime" in str(getattr(exc, "explanation", None) or "")
             raise ContainerFault(f"cannot start a container of {self.image}: {one_line(exc)}"
-                                 f"{CONTRACT}", delivered=False) from exc
+                                 f"{CONTRACT}", delivered=False, permanent=runtime) from exc
         deadline = time.monotonic() + START_TIMEOUT_S
+        booted = False
         try:
             boot = self._read_line(deadline)
+            booted = True
             self.interpreter = str(boot.get("interpreter", ""))
             version = tuple(boot.get("python", ()))
             if version[:2] < MIN_PYTHON or not self.interpreter.startswith("/"):
@@ -153,7 +158,8 @@ class Container:
             if self._read_line(deadline) != {"ready": True}:
                 raise ContainerFault(f"the container's server did not start{self._said()}")
         except ContainerFault as exc:
-            raise ContainerFault(f"{exc}{CONTRACT}", delivered=False) from exc
+            # once its python3 ran, a failure to get ready is the image's (the same each time)
+            raise ContainerFault(f"{exc}{CONTRACT}", delivered=False, permanent=booted) from exc
 
     def execute(self, header: dict[str, Any], payload: bytes, modules: Mapping[str, str],
                 timeout_s: float) -> tuple[dict[str, Any], list[bytes]]:

@@ -89,9 +89,12 @@ def test_an_image_without_python_fails_to_start_and_leaves_nothing(
         first, second = box.run(ALIVE), box.run(ALIVE)
     for outcome in (first, second):
         assert outcome.error is not None and "cannot start a container" in outcome.error
+        assert 'exec: "python3": executable file not found' in outcome.error
         assert "must run `python3`" in outcome.error and "\n" not in outcome.error
-    created = ours(client, since)
-    assert len(created) == 2 and existing(client, created) == []
+    assert second.error is not None and second.error.endswith("(not retried: every container "
+                                                              "would fail alike)")
+    created = ours(client, since)  # the second execution did not try another container
+    assert len(created) == 1 and existing(client, created) == []
 
 
 @pytest.mark.parametrize(("part", "says"), [
@@ -109,8 +112,10 @@ def test_a_server_that_cannot_serve_leaves_nothing(docker_setup: tuple[Any, str]
             monkeypatch.setattr(_docker_container, "BOOT", OLD_PYTHON)
         else:
             box._source = CRASHING_SERVER
-        outcome = box.run(ALIVE)
+        outcome, again = box.run(ALIVE), box.run(ALIVE)
         assert outcome.error is not None and fnmatch.fnmatch(outcome.error, f"*{says}*"), outcome
+        assert again.error is not None and again.error.endswith("(not retried: every container "
+                                                                "would fail alike)")
         assert box._live == []
     created = ours(client, since)
     assert len(created) == 1 and existing(client, created) == []
