@@ -48,6 +48,8 @@ GRACE_S = 30.0
 STALE_S = 600.0
 """Containers of ours that were created but never started this long ago are removed: their
 creator died between the two calls."""
+CLOSE_WAIT_S = 90.0
+"""How long :meth:`DockerSandbox.close` waits for a container being prestarted."""
 _open: weakref.WeakSet[DockerSandbox] = weakref.WeakSet()
 
 
@@ -141,18 +143,19 @@ class DockerSandbox(Sandbox):
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         try:
-            header, files = self._request(request)
+            header, files, script = _request(request)
         except PathEscape as exc:
             return ExecOutcome(error=f"rejected: {exc}")
+        if script is None:  # a fresh interpreter: the helper modules as files
+            files.update({f"{name}.py": source for name, source in request.modules.items()})
         for attempt in range(2):
             try:
                 container = self._acquire()
             except ContainerFault as exc:
                 return ExecOutcome(error=f"docker: {exc}")
-            argv, script = _argv(request.argv, container.interpreter)
             payload = marshal.dumps({
-                "files": files if script is not None else {**files, **_module_files(request)},
-                "stdin": request.stdin.encode(), "argv": argv, "script": script, "env": ENV})
+                "files": files, "stdin": request.stdin.encode(), "script": script,
+                "argv": _argv(request.argv, container.interpreter, script), "env": ENV})
             try:
                 reply, parts = container.execute(header, payload, request.modules,
                                                  request.timeout_s + GRACE_S)
@@ -167,18 +170,6 @@ class DockerSandbox(Sandbox):
             self._release(container)
             return _outcome(reply, parts)
         raise AssertionError("unreachable")
-
-    @staticmethod
-    def _request(request: ExecRequest) -> tuple[dict[str, Any], dict[str, str]]:
-        """The server's header, and the files (paths checked: :class:`PathEscape`)."""
-        for name in request.modules:
-            if not name.isidentifier():
-                raise PathEscape(f"module name {name!r} is not an identifier")
-        header = {"timeout_s": request.timeout_s,
-                  "limits": rlimits(request.limits, request.timeout_s),
-                  "read_back": [[name, check_path(name)] for name in request.read_back],
-                  "output_bytes": request.limits.output_bytes}
-        return header, {check_path(name): text for name, text in request.files.items()}
 
     def prestart(self) -> None:
         """Start one container on a background thread (no-op when one exists): the first
@@ -272,34 +263,46 @@ class DockerSandbox(Sandbox):
             self._changed.notify_all()
 
     def close(self) -> None:
-        """Remove every container of this sandbox (those in use too)."""
+        """Remove every container of this sandbox (those in use too), after a prestart that
+        is under way has seen the sandbox closed and removed its own."""
         with self._changed:
             self._closed = True
             containers, self._live, self._idle = self._live, [], []
             self._changed.notify_all()
+            self._changed.wait_for(lambda: not self._prestarting, timeout=CLOSE_WAIT_S)
         for container in containers:
             container.remove()
         _open.discard(self)
 
+def _request(request: ExecRequest) -> tuple[dict[str, Any], dict[str, str], str | None]:
+    """The server's header, the files, and the script a warm interpreter runs (None: a
+    program to exec); :class:`PathEscape` for a path or module name that escapes."""
+    for name in request.modules:
+        if not name.isidentifier():
+            raise PathEscape(f"module name {name!r} is not an identifier")
+    argv = request.argv
+    script = None
+    if argv[:1] == (PYTHON,) and len(argv) > 1 and not argv[1].startswith("-"):
+        script = check_path(argv[1])
+    header = {"timeout_s": request.timeout_s,
+              "limits": rlimits(request.limits, request.timeout_s),
+              "read_back": [[name, check_path(name)] for name in request.read_back],
+              "output_bytes": request.limits.output_bytes}
+    return header, {check_path(name): text for name, text in request.files.items()}, script
 
-def _argv(argv: tuple[str, ...], interpreter: str) -> tuple[list[str], str | None]:
-    """The child's argv, and the script the warm interpreter runs (None: exec argv)."""
+
+def _argv(argv: tuple[str, ...], interpreter: str, script: str | None) -> list[str]:
+    """The child's argv: :data:`PYTHON` is the container's interpreter."""
     if argv[:1] != (PYTHON,):
-        return list(argv), None
-    if len(argv) > 1 and not argv[1].startswith("-"):
-        return [interpreter, *argv[1:]], check_path(argv[1])
-    return [interpreter, *PYTHON_FLAGS, *argv[1:]], None
-
-
-def _module_files(request: ExecRequest) -> dict[str, str]:
-    """The helper modules as files, for a program the warm interpreter does not run."""
-    return {check_path(f"{name}.py"): source for name, source in request.modules.items()}
+        return list(argv)
+    flags = () if script is not None else PYTHON_FLAGS
+    return [interpreter, *flags, *argv[1:]]
 
 
 def _outcome(reply: dict[str, Any], parts: list[bytes]) -> ExecOutcome:
     """Our outcome from the server's reply and the parts after it."""
-    stdout, stderr, *files = (part.decode("utf-8", errors="replace") for part in parts)
     try:
+        stdout, stderr, *files = (part.decode("utf-8", errors="replace") for part in parts)
         returncode = os.waitstatus_to_exitcode(reply["status"])
         return ExecOutcome(
             exit_code=returncode if returncode >= 0 else None,

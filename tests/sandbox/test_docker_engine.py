@@ -164,8 +164,9 @@ def test_limits_and_outputs(box: DockerSandbox) -> None:
     fresh = box.run(ExecRequest(  # not a script: a fresh interpreter, helper modules as files
         files={}, modules={"helper": "FLAGS = 'helper'"}, argv=(PYTHON, "-c", flags)))
     assert fresh.stdout == "helper 1 1 0\n", fresh
-    escape = box.run(ExecRequest(files={"../x.py": "1"}, argv=(PYTHON, "x.py")))
-    assert escape.error is not None and "escapes the work directory" in escape.error
+    for files, argv in (({"../x.py": "1"}, (PYTHON, "x.py")), ({}, (PYTHON, "../x.py"))):
+        escape = box.run(ExecRequest(files=files, argv=argv))
+        assert escape.error is not None and "escapes the work directory" in escape.error
 
 
 def test_humaneval_through_the_plugin(pytester: pytest.Pytester, docker_setup: tuple[Any, str],

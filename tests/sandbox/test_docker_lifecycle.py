@@ -147,6 +147,18 @@ def test_a_container_killed_mid_execution_is_replaced(docker_setup: tuple[Any, s
     assert len(created) == 2 and wait_until_gone(client, created) == []
 
 
+def test_closing_while_a_container_is_prestarted_leaves_nothing(
+        docker_setup: tuple[Any, str]) -> None:
+    client, image = docker_setup
+    since = now_ns()
+    box = DockerSandbox(image)
+    box.prestart()
+    box.close()  # at once: the prestart is still creating its container
+    created = ours(client, since)
+    assert len(created) == 1 and existing(client, created) == []
+    assert box.run(ALIVE).error == "docker: the sandbox is closed"
+
+
 @pytest.mark.parametrize("ending", ["exit", "kill -9"])
 def test_the_owner_ending_leaves_nothing(docker_setup: tuple[Any, str], ending: str) -> None:
     """A process that never closes its sandbox: at a normal exit the sandbox removes its
