@@ -30,7 +30,7 @@ def stored_items(path: Path) -> int:
 
 
 def test_a_q_and_a_log_that_breaks_mid_run(tmp_path: Path) -> None:
-    controller = Controller(Settings(dir=tmp_path), PLAN, "none")
+    controller = Controller(Settings(dir=tmp_path), PLAN, "none", "full")
     controller.record(item(0))
     qa_log = controller.paths.qa_log
     qa_log.unlink()
@@ -55,7 +55,7 @@ def test_a_store_that_cannot_be_written_and_results_that_cannot_either(
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
     settings = Settings(dir=blocker / "out", db=blocker / "x.db", json=blocker / "r.json")
-    controller = Controller(settings, PLAN, "none")
+    controller = Controller(settings, PLAN, "none", "full")
     controller.record(item(0))
     controller.record(item(1))
     assert controller.finish(interrupted=False) is not None
@@ -70,7 +70,7 @@ def test_a_store_that_cannot_be_written_and_results_that_cannot_either(
 
 def test_a_results_path_that_fails_late_goes_to_the_run_directory(tmp_path: Path) -> None:
     settings = Settings(dir=tmp_path / "out", json=tmp_path / "gone" / "r.json")
-    controller = Controller(settings, PLAN, "none")
+    controller = Controller(settings, PLAN, "none", "full")
     controller.record(item(0))
     (tmp_path / "gone").write_text("")  # a file where the directory was to be
     controller.finish(interrupted=False)

@@ -178,7 +178,8 @@ def test_humaneval_through_the_plugin(pytester: pytest.Pytester, docker_setup: t
                                         "--r2r-json=results.json", "-n", "2", timeout=600)
     created = created_since(client, since)
     assert run.ret == pytest.ExitCode.OK, run.stdout.str()[-3000:]
-    run.stdout.fnmatch_lines([f"req2rank: sandbox docker: image {image} on *", "*164 passed*"])
+    run.stdout.fnmatch_lines([f"req2rank: sandbox isolation full | docker: image {image} on *",
+                               "*164 passed*"])
     items = json.loads((pytester.path / "results.json").read_text())["items"]
     assert len(items) == 164 and {item["status"] for item in items} == {"success"}
     # one container per worker, prestarted and kept for all its items; none by the controller

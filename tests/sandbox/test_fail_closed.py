@@ -157,5 +157,6 @@ def test_the_plugin_stops_with_exit_code_4_and_runs_no_model_code(
 
     weak = pytester.run(*nowhere([*command, "--r2r-sandbox=process:unshare"]), timeout=120)
     assert weak.ret == pytest.ExitCode.OK, weak.outlines + weak.errlines
-    weak.stdout.fnmatch_lines(["req2rank: sandbox process: WARNING no filesystem isolation *"])
+    weak.stdout.fnmatch_lines(["req2rank: sandbox isolation namespaces, weaker than the default *"
+                               "| process: WARNING no filesystem isolation *"])
     assert os.path.exists(marker), "named explicitly, the weaker mode runs the model's code"
