@@ -60,8 +60,8 @@ class BwrapRunner:
         seccomp = ("seccomp" if self.seccomp else
                    "WARNING no seccomp filter (pip install pyseccomp; needs libseccomp2)")
         return (f"process: bubblewrap {how}, {self.binary.description}; user, pid, network "
-                f"(none), ipc namespaces; read-only /usr only, private work dir; {who}; {seccomp}; rlimits, empty env; "
-                f"{self.interpreter}")
+                f"(none), ipc namespaces; read-only /usr only, private work dir; {who}; "
+                f"{seccomp}; rlimits, empty env; {self.interpreter}")
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         header, payload, modules = self._request(request)

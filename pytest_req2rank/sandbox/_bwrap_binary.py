@@ -88,8 +88,7 @@ def find_bwrap(uid: int | None, environ: Mapping[str, str] = os.environ) -> Bwra
     ourselves); :class:`BwrapUnavailable` saying why each one did not."""
     failures = []
     for origin, source, missing in candidates(environ):
-        label = {WHEEL: f"bwrap from the {WHEEL}", SYSTEM: f"system bwrap {source or ''}".strip()
-                 }.get(origin, f"{ENV_OVERRIDE}={environ.get(ENV_OVERRIDE, '').strip()}")
+        label = _label(origin, source, environ)
         if source is None:
             failures.append(f"{label}: {missing}")
             continue
@@ -106,13 +105,25 @@ def find_bwrap(uid: int | None, environ: Mapping[str, str] = os.environ) -> Bwra
     raise BwrapUnavailable("; ".join(failures))
 
 
+def _label(origin: str, source: str | None, environ: Mapping[str, str]) -> str:
+    if origin == WHEEL:
+        return f"bwrap from the {WHEEL}"
+    if origin == SYSTEM:
+        return f"system bwrap {source}" if source else "system bwrap"
+    return f"{ENV_OVERRIDE}={environ.get(ENV_OVERRIDE, '').strip()}"
+
+
 def probe(bwrap: str, uid: int | None) -> str | None:
-    """None when ``bwrap`` can build a sandbox here as ``uid``; else why not (one line)."""
+    """None when ``bwrap`` can build a sandbox here as ``uid``, with the options the
+    fork-server's uses (an old bwrap without ``--size`` fails here, not at the first run);
+    else why not (one line)."""
     try:
         done = subprocess.run(
             [bwrap, "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
-             "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--unshare-all",
-             "--as-pid-1", "--", "/usr/bin/true"],
+             "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev",
+             "--size", "1048576", "--tmpfs", "/tmp", "--remount-ro", "/", "--unshare-all",
+             "--as-pid-1", "--die-with-parent", "--new-session", "--clearenv", "--",
+             "/usr/bin/true"],
             capture_output=True, text=True, timeout=20, check=False, env={}, cwd="/",
             user=uid, group=uid, extra_groups=[] if uid is not None else None,
         )

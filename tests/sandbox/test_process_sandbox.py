@@ -106,15 +106,13 @@ def test_helper_modules_are_importable(sandbox: ProcessSandbox) -> None:
 def test_request_paths_escaping_the_work_directory_are_rejected(
     sandbox: ProcessSandbox, path: str
 ) -> None:
-    before = set(os.listdir(tempfile.gettempdir()))
+    ours = sorted(os.listdir(sandbox.work_root))  # the only host directory the sandbox writes
     outcome = sandbox.run(ExecRequest(files={"main.py": "print(1)", path: "x = 1"},
                                       argv=(PYTHON, "main.py")))
     assert outcome.error is not None and "escapes the work directory" in outcome.error
     assert outcome.stdout == ""
     assert "escape.py" not in os.listdir(tempfile.gettempdir())
-    # Other processes of the test run make their own r2r-* directories meanwhile.
-    new = set(os.listdir(tempfile.gettempdir())) - before
-    assert {name for name in new if not name.startswith(("r2r-", "pytest-"))} == set()
+    assert sorted(os.listdir(sandbox.work_root)) == ours  # (other processes share /tmp)
 
 
 def test_code_cannot_write_outside_its_work_directory_by_relative_path(
