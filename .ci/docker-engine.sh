@@ -39,12 +39,18 @@ start_engine() {
         fi
     fi
     if [ "$(id -u)" -ne 0 ]; then
-        say "dockerd is installed but not running, and only root can start it here"
+        say "no Docker engine answers this user, and only root can start one here"
         return 1
     fi
-    say "starting dockerd (log: $LOG)"
-    setsid dockerd --bridge=none --iptables=false >"$LOG" 2>&1 < /dev/null &
-    local pid=$! waited=0
+    local pid waited=0
+    if [ -f /var/run/docker.pid ] && kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
+        pid=$(cat /var/run/docker.pid)
+        say "waiting for the dockerd already running (pid $pid)"
+    else
+        say "starting dockerd (log: $LOG)"
+        setsid dockerd --bridge=none --iptables=false >"$LOG" 2>&1 < /dev/null &
+        pid=$!
+    fi
     until engine_answers; do
         if ! kill -0 "$pid" 2>/dev/null; then
             say "dockerd exited: $(tail -n 3 "$LOG" | tr '\n' ' ')"

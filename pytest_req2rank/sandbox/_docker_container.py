@@ -158,8 +158,10 @@ class Container:
             if self._read_line(deadline) != {"ready": True}:
                 raise ContainerFault(f"the container's server did not start{self._said()}")
         except ContainerFault as exc:
-            # once its python3 ran, a failure to get ready is the image's (the same each time)
-            raise ContainerFault(f"{exc}{CONTRACT}", delivered=False, permanent=booted) from exc
+            # once its python3 ran, a failure to get ready (not a slow start) is the image's
+            slow = isinstance(exc.__cause__, TimeoutError)
+            raise ContainerFault(f"{exc}{CONTRACT}", delivered=False,
+                                 permanent=booted and not slow) from exc
 
     def execute(self, header: dict[str, Any], payload: bytes, modules: Mapping[str, str],
                 timeout_s: float) -> tuple[dict[str, Any], list[bytes]]:

@@ -3,7 +3,7 @@
 The image holds a Python interpreter under ``/usr`` (``/usr/bin/python3.X``, with a
 ``python3`` link next to it), the shared libraries it and its extension modules load
 (found with ``ldd``) and its standard library (no ``site-packages``, no build files) —
-nothing else: no shell, no ``/etc``, no users. About 75 MB; no registry is reached.
+nothing else: no shell, no ``/etc``, no users. About 50 MB; no registry is reached.
 The tag is derived from what goes in (paths, sizes, modes, modification times), so a
 second build of the same interpreter finds the image and returns at once.
 
