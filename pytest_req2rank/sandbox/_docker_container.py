@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from ..errors import Req2RankError
+
 WORK = "/sandbox"
 """The fork-server's work directory (``_server_main.WORK``)."""
 INTERPRETER = "python3"
@@ -65,7 +67,7 @@ LABEL = "r2r.sandbox"
 """Every container of ours carries this label (value: the plugin's name)."""
 
 
-class ContainerFault(Exception):
+class ContainerFault(Req2RankError):
     """The container or the connection to it failed; ``delivered`` says whether the
     request may have reached the server (then it may have run); ``permanent``, that the
     image itself cannot serve (another container would fail alike)."""

@@ -9,8 +9,10 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..errors import Req2RankError
 
-class PathEscape(ValueError):
+
+class PathEscape(Req2RankError, ValueError):
     """A file path that would land outside the work directory."""
 
 

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import Req2RankError
 from ._bwrap import bwrap_argv
 from ._seccomp import filter_bpf
 
@@ -35,7 +36,7 @@ _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="r2r-forkserver-
 it ends: a server started from a short-lived thread (a pool's) would die with that thread."""
 
 
-class ServerFault(RuntimeError):
+class ServerFault(Req2RankError, RuntimeError):
     """The fork-server failed (not the code it ran)."""
 
 

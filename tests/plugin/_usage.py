@@ -7,6 +7,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
+from pytester_output import shown_lines
 
 from pytest_req2rank.models import ItemResult
 from pytest_req2rank.store import Store
@@ -28,7 +29,7 @@ def make_bench(pytester: pytest.Pytester) -> pytest.Pytester:
 def one_line(result: pytest.RunResult, pattern: str) -> str:
     """The run stopped at start with exactly one line (exit code 4) matching ``pattern``,
     no INTERNALERROR and no traceback."""
-    lines = [line for line in result.outlines + result.errlines if line.strip()]
+    lines = shown_lines(result.outlines + result.errlines)
     shown = "\n".join(lines)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, shown
     assert "INTERNALERROR" not in shown and "Traceback" not in shown, shown

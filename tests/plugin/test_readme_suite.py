@@ -11,9 +11,9 @@ import pytest
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README.split("## Benchmarking your own suite", 1)[1].split("\n## ", 1)[0]
-FILES = re.findall(r"~~~json\n(.*?)~~~", SECTION, re.S)
+FILES = re.findall(r"~~~json\n(.*?)~~~", SECTION, re.DOTALL)
 COMMANDS = [line.split("  #", 1)[0].strip()
-            for block in re.findall(r"```bash\n(.*?)```", SECTION, re.S)
+            for block in re.findall(r"```bash\n(.*?)```", SECTION, re.DOTALL)
             for line in block.splitlines() if line.strip() and not line.startswith("#")]
 
 
@@ -29,8 +29,7 @@ def run_as_written(pytester: pytest.Pytester, command: str,
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    suite, script = FILES
-    (pytester.path / "my_suite.jsonl").write_text(suite, encoding="utf-8")
+    (pytester.path / "my_suite.jsonl").write_text(FILES[0], encoding="utf-8")
     return pytester
 
 

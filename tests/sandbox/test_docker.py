@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytester_output import shown_lines
 
 from pytest_req2rank.sandbox import SandboxUnavailable, create_sandbox
 from pytest_req2rank.sandbox._docker import _outcome
@@ -45,7 +46,7 @@ def test_no_engine_stops_the_run_with_one_line(pytester: pytest.Pytester, tmp_pa
     result = pytester.runpytest_subprocess("--r2r-sandbox=docker", "--r2r-suite=humaneval",
                                            "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in result.stderr.lines if line.strip()]
+    errors = shown_lines(result.stderr.lines)
     assert len(errors) == 1 and errors[0].startswith("ERROR: no Docker engine answers at unix://")
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 

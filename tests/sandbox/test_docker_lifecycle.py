@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytester_output import shown_lines
 
 from pytest_req2rank.sandbox import (
     PYTHON,
@@ -281,7 +282,7 @@ def test_an_image_that_cannot_be_pulled_stops_the_run_with_one_line(
     result = pytester.runpytest_subprocess("--r2r-sandbox=docker:r2r-no-such-image:missing",
                                            "--r2r-suite=humaneval", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in result.stderr.lines if line.strip()]
+    errors = shown_lines(result.stderr.lines)
     assert len(errors) == 1 and "INTERNALERROR" not in result.stdout.str(), errors
     assert "Docker image r2r-no-such-image:missing is not on the engine" in errors[0]
     assert "cannot be pulled" in errors[0] and "R2R_SANDBOX_IMAGE" in errors[0]

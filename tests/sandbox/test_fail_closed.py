@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pytester_output import shown_lines
 
 from pytest_req2rank.errors import ConfigurationError
 from pytest_req2rank.sandbox import (
@@ -149,7 +150,7 @@ def test_the_plugin_stops_with_exit_code_4_and_runs_no_model_code(
                "--r2r-suite=jsonl:suite.jsonl", "--r2r-model=r2r/samples:samples.jsonl"]
     refused = pytester.run(*nowhere(command), timeout=120)
     assert refused.ret == pytest.ExitCode.USAGE_ERROR, refused.outlines + refused.errlines
-    errors = [line for line in refused.errlines if line.strip()]
+    errors = shown_lines(refused.errlines)
     assert len(errors) == 1 and errors[0].startswith("ERROR: sandbox: "), errors
     assert_one_line_refusal(errors[0].removeprefix("ERROR: "))
     assert "INTERNALERROR" not in refused.stdout.str() + refused.stderr.str()
