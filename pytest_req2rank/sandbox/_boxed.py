@@ -16,7 +16,7 @@ from ._base import PYTHON, ExecOutcome, ExecRequest, Limits
 from ._bwrap import WORK_DIR, sandbox_env, usr_interpreter
 from ._bwrap_binary import Bwrap, find_bwrap
 from ._files import PathEscape, check_path
-from ._forkserver import ForkServer, ServerFault
+from ._forkserver import ForkServer, ServerFault, reply_outcome
 from ._launch import UID_BASE, UID_SPAN
 from ._seccomp import filter_bpf
 
@@ -72,18 +72,7 @@ class BwrapRunner:
             return ExecOutcome(error=str(exc))
         finally:
             self._release(server)
-        stdout, stderr, *files = (part.decode("utf-8", errors="replace") for part in parts)
-        try:
-            returncode = os.waitstatus_to_exitcode(reply["status"])
-            return ExecOutcome(
-                exit_code=returncode if returncode >= 0 else None,
-                signal=-returncode if returncode < 0 else None,
-                stdout=stdout, stderr=stderr, timed_out=reply["timed_out"],
-                output_truncated=reply["truncated"], duration_s=reply["duration_s"],
-                files={key: text for (key, _), text in zip(reply["files"], files)},
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            return ExecOutcome(error=f"the fork-server sent a malformed reply: {exc}")
+        return reply_outcome(reply, parts, "the fork-server")
 
     def prestart(self) -> None:
         """Start one fork-server on a background thread (no-op with ``once`` or when one

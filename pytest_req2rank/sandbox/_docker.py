@@ -39,6 +39,7 @@ from ._docker_container import (
     server_source,
 )
 from ._files import PathEscape, check_path
+from ._forkserver import reply_outcome
 
 DEFAULT_IMAGE = "python:3.11-slim"
 ENV = {**sandbox_env(WORK), "PATH": "/usr/local/bin:/usr/bin:/bin"}
@@ -168,7 +169,7 @@ class DockerSandbox(Sandbox):
                 self._discard(container)  # Ctrl-C mid-execution: its state is unknown
                 raise
             self._release(container)
-            return _outcome(reply, parts)
+            return reply_outcome(reply, parts, "docker: the container's server")
         raise AssertionError("unreachable")
 
     def prestart(self) -> None:
@@ -297,22 +298,6 @@ def _argv(argv: tuple[str, ...], interpreter: str, script: str | None) -> list[s
         return list(argv)
     flags = () if script is not None else PYTHON_FLAGS
     return [interpreter, *flags, *argv[1:]]
-
-
-def _outcome(reply: dict[str, Any], parts: list[bytes]) -> ExecOutcome:
-    """Our outcome from the server's reply and the parts after it."""
-    try:
-        stdout, stderr, *files = (part.decode("utf-8", errors="replace") for part in parts)
-        returncode = os.waitstatus_to_exitcode(reply["status"])
-        return ExecOutcome(
-            exit_code=returncode if returncode >= 0 else None,
-            signal=-returncode if returncode < 0 else None,
-            stdout=stdout, stderr=stderr, timed_out=reply["timed_out"],
-            output_truncated=reply["truncated"], duration_s=reply["duration_s"],
-            files={key: text for (key, _), text in zip(reply["files"], files)},
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        return ExecOutcome(error=f"docker: the container's server sent a malformed reply: {exc}")
 
 
 @atexit.register

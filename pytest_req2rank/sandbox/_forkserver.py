@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import Req2RankError
+from ._base import ExecOutcome
 from ._bwrap import bwrap_argv
 from ._seccomp import filter_bpf
 
@@ -193,6 +194,23 @@ class ForkServer:
 
     def close(self) -> None:
         self._stop()
+
+
+def reply_outcome(reply: dict[str, Any], parts: list[bytes], server: str) -> ExecOutcome:
+    """The outcome of one execution from a fork-server's reply and the parts after it
+    (stdout, stderr, then the files read back); a malformed reply is ``server``'s failure."""
+    try:
+        stdout, stderr, *files = (part.decode("utf-8", errors="replace") for part in parts)
+        returncode = os.waitstatus_to_exitcode(reply["status"])
+        return ExecOutcome(
+            exit_code=returncode if returncode >= 0 else None,
+            signal=-returncode if returncode < 0 else None,
+            stdout=stdout, stderr=stderr, timed_out=reply["timed_out"],
+            output_truncated=reply["truncated"], duration_s=reply["duration_s"],
+            files={key: text for (key, _), text in zip(reply["files"], files)},
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        return ExecOutcome(error=f"{server} sent a malformed reply: {exc}")
 
 
 def _sizes(reply: dict[str, Any]) -> list[int] | None:

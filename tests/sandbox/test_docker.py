@@ -11,7 +11,7 @@ import pytest
 from pytester_output import shown_lines
 
 from pytest_req2rank.sandbox import SandboxUnavailable, create_sandbox
-from pytest_req2rank.sandbox._docker import _outcome
+from pytest_req2rank.sandbox._forkserver import reply_outcome
 
 from .fake_docker import FakeEngine
 
@@ -61,9 +61,9 @@ def test_an_engine_that_cannot_look_up_the_image(broken_engine: FakeEngine) -> N
 
 
 def test_a_reply_that_is_not_one_is_a_sandbox_error() -> None:
-    broken = _outcome({"status": 0, "timed_out": False}, [b"", b""])
+    broken = reply_outcome({"status": 0, "timed_out": False}, [b"", b""], "docker")
     assert broken.error is not None and "malformed reply" in broken.error
-    fine = _outcome({"status": 9, "timed_out": True, "duration_s": 1.0, "truncated": False,
-                     "files": [["out.txt", 2]]}, [b"o\xff", b"e", b"ok"])
+    fine = reply_outcome({"status": 9, "timed_out": True, "duration_s": 1.0, "truncated": False,
+                          "files": [["out.txt", 2]]}, [b"o\xff", b"e", b"ok"], "docker")
     assert (fine.signal, fine.exit_code, fine.timed_out, fine.error) == (9, None, True, None)
     assert (fine.stdout, fine.stderr, fine.files) == ("o\ufffd", "e", {"out.txt": "ok"})
