@@ -16,7 +16,7 @@ first result arrives. Environment variables configure a run; they never start on
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -24,6 +24,9 @@ from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
 from ._config import named_options
 from ._keys import RUNNER_KEY
+
+if TYPE_CHECKING:
+    from ._runner import Runner
 
 CONFIGURATION_ERROR = "req2rank: "
 """How a configuration error found while collecting starts: the controller recognises it
@@ -41,7 +44,7 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def active_runner(config: pytest.Config) -> Any:
+def active_runner(config: pytest.Config) -> Runner:
     """The session's runner; a session that had not asked is set up now (it collects a
     benchmark test). A configuration error becomes a one-line collection error."""
     runner = config.stash.get(RUNNER_KEY, None)
