@@ -30,7 +30,7 @@ def run_requirement(
     """Benchmark ``provider`` on one requirement. Never raises for model or provider failures.
 
     The API timeout and output budget come from the requirement's complexity
-    (seed design: C1 30 s / 4K tokens … C4 180 s / 32K). The item's score is the
+    (C1 30 s / 4K tokens … C4 180 s / 32K). The item's score is the
     priority-weighted probe pass ratio x 100; a judge panel may refine it later.
     """
     started = datetime.now(UTC)

@@ -117,7 +117,7 @@ class RequirementMetadata(BaseModel):
 
 
 class ProjectRequirement(BaseModel):
-    """A concrete requirement: a seed with every slot filled (the seed design's ProjectRequirement).
+    """A concrete requirement: a seed with every slot filled (a ProjectRequirement).
 
     ``guidance`` is for judges and ``reference``, ``setup`` and ``probes`` are
     hidden; :meth:`brief` is what the target model may see.

@@ -1,4 +1,4 @@
-"""The generator's three prompts (seed design: draft → adversarial self-review → structured output).
+"""The generator's three prompts (draft → adversarial self-review → structured output).
 
 Each stage's user message starts with ``Stage N of 3`` so scripted providers can
 tell them apart; a repeated stage 3 starts with ``Stage 3 of 3, again``.

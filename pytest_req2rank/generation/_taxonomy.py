@@ -1,4 +1,4 @@
-"""The skill matrix (skills × complexity) and the domain/scenario taxonomy of the seed design."""
+"""The skill matrix (skills × complexity) and the domain/scenario taxonomy requirements are drawn from."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ SKILLS: dict[str, str] = {
 
 
 class ComplexityLevel(BaseModel):
-    """One complexity level with its execution budget (seed design, Execution Engine table)."""
+    """One complexity level with its execution budget (API timeout and token budget)."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -57,7 +57,7 @@ class ProviderError(Req2RankError):
     """A call that failed after retries.
 
     ``kind`` is ``"timeout"`` when the provider timed out twice (the item is a
-    ``timeout`` scored 0, as the seed design says), else ``"api_error"`` (an
+    ``timeout`` scored 0), else ``"api_error"`` (an
     infrastructure fault, not counted against the model).
     """
 
