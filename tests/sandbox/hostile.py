@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_req2rank.sandbox import PYTHON, ExecOutcome, ExecRequest, Limits
+from pytest_req2rank.sandbox import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
 
 STRONG = ("forkserver", "bwrap")
 """Modes with a filesystem view of their own; ``namespaces`` shares the host's files."""
@@ -44,6 +44,21 @@ class Attack:
     modes: tuple[str, ...] = ("forkserver", "bwrap", "namespaces", "userns")
     timeout_s: float = 3.0
     limits: dict[str, Any] = field(default_factory=dict)
+
+
+def leave_then_peek(box: Sandbox, between: Callable[[], Any]) -> Any:
+    """Run LEAVE, then PEEK at what it left; assert the second execution found nothing of the
+    first (files, IPC objects, work directory). Returns what ``between`` gave, called in
+    between, for the caller to compare after the cleanup."""
+    first = box.run(ExecRequest(files={"main.py": LEAVE}, argv=(PYTHON, "main.py")))
+    assert first.exit_code == 0, first.stderr
+    taken = between()
+    peek = box.run(ExecRequest(files={"main.py": PEEK},
+                               argv=(PYTHON, "main.py", first.stdout.strip())))
+    assert peek.exit_code == 0, peek.stderr
+    found, ipc_objects, listing = peek.stdout.strip().split(" ", 2)
+    assert (found, ipc_objects, eval(listing)) == ("[]", "000", ["main.py"]), peek
+    return taken
 
 
 def request(attack: Attack, ctx: Context) -> ExecRequest:

@@ -21,7 +21,7 @@ from pytest_req2rank.sandbox._docker import DockerSandbox
 
 from . import docker_engine
 from .docker_engine import created_since, existing, now_ns
-from .hostile import ATTACKS, LEAVE, PEEK, Attack, Context, request, result
+from .hostile import ATTACKS, Attack, Context, leave_then_peek, request, result
 
 alone, docker_setup, engine_shared = (  # the shared fixtures (engine_shared: autouse)
     docker_engine.alone, docker_engine.docker_setup, docker_engine.engine_shared)
@@ -120,14 +120,7 @@ def test_attack_is_contained(attack: Attack, box: DockerSandbox, listener: socke
 
 
 def test_an_execution_cannot_read_an_earlier_ones_files(box: DockerSandbox) -> None:
-    first = box.run(ExecRequest(files={"main.py": LEAVE}, argv=(PYTHON, "main.py")))
-    assert first.exit_code == 0, first.stderr
-    before = container_ids(box)
-    peek = box.run(ExecRequest(files={"main.py": PEEK},
-                               argv=(PYTHON, "main.py", first.stdout.strip())))
-    assert peek.exit_code == 0, peek.stderr
-    found, ipc_objects, listing = peek.stdout.strip().split(" ", 2)
-    assert (found, ipc_objects, eval(listing)) == ("[]", "000", ["main.py"]), peek
+    before = leave_then_peek(box, lambda: container_ids(box))
     assert container_ids(box) == before, "cleaning up replaced the container"
 
 

@@ -26,7 +26,7 @@ from pytest_req2rank.sandbox._bwrap import usr_interpreter
 from pytest_req2rank.sandbox._bwrap_binary import SYSTEM_PATH, WHEEL
 
 from .hiding import hidden, system_bwraps, why_not_hidable
-from .hostile import ATTACKS, LEAVE, LIB, PEEK, Attack, Context, ipc_get, request, result
+from .hostile import ATTACKS, LIB, Attack, Context, ipc_get, leave_then_peek, request, result
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
 MODES = ("auto", "bwrap", "unshare")
@@ -152,14 +152,7 @@ def test_an_execution_cannot_read_an_earlier_ones_files(mode: str, boxes: dict[s
     box = boxes[mode]
     if isinstance(box, str):
         pytest.fail(f"mode {mode} refused to run here: {box}")
-    first = box.run(ExecRequest(files={"main.py": LEAVE}, argv=(PYTHON, "main.py")))
-    assert first.exit_code == 0, first.stderr
-    starts = server_starts(box)
-    peek = box.run(ExecRequest(files={"main.py": PEEK},
-                               argv=(PYTHON, "main.py", first.stdout.strip())))
-    assert peek.exit_code == 0, peek.stderr
-    found, ipc_objects, listing = peek.stdout.strip().split(" ", 2)
-    assert (found, ipc_objects, eval(listing)) == ("[]", "000", ["main.py"]), peek
+    starts = leave_then_peek(box, lambda: server_starts(box))
     assert server_starts(box) == starts, "cleaning up ended the fork-server"
 
 
