@@ -63,7 +63,8 @@ def _modules_kept_across_runs() -> None:
 
 
 @pytest.fixture
-def pytester(pytester: pytest.Pytester, _modules_kept_across_runs: None) -> Iterator[pytest.Pytester]:
+def pytester(pytester: pytest.Pytester,
+              _modules_kept_across_runs: None) -> Iterator[pytest.Pytester]:
     """pytester, safe for in-process runs of the plugin (``runpytest``): they start no new
     interpreter, so they skip its start-up and litellm's 2-4 s import."""
     yield pytester
