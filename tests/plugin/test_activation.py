@@ -67,7 +67,7 @@ def test_a_suite_file_alone_is_benchmarked(suite_dir: pytest.Pytester) -> None:
 
 def test_a_suite_file_alone_with_xdist_k_and_last_failed(suite_dir: pytest.Pytester) -> None:
     args = ("--r2r-suite=jsonl:my_suite.jsonl", "--r2r-model=r2r/samples:samples.jsonl",
-            "--r2r-sandbox-timeout-ms=1500")
+            "--r2r-sandbox-timeout-ms=750")
     shutil.copy(DATA / "status_samples.jsonl", suite_dir.path / "samples.jsonl")
     first = suite_dir.runpytest(*args, "-n", "2")
     first.assert_outcomes(passed=2, failed=10)

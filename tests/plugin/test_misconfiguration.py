@@ -238,7 +238,7 @@ def test_relative_paths_resolve_from_where_they_were_given(
     monkeypatch.setenv("R2R_DB", "history.db")
     first = pytester.runpytest(
         "--r2r-suite=jsonl:suite.jsonl", "--r2r-model=r2r/samples:samples.jsonl",
-        "--r2r-sandbox-timeout-ms=1500", "--r2r-json=base.json", *workers)
+        "--r2r-sandbox-timeout-ms=750", "--r2r-json=base.json", *workers)
     assert first.ret == pytest.ExitCode.TESTS_FAILED, first.stdout.str()
     baseline = json.loads((sub / "base.json").read_text())
     assert baseline["run"]["suite"] == f"jsonl:{sub / 'suite.jsonl'}"
