@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from ._extract import ENTRY_FILE, ExtractedCode, extract_code
+from ._extract import ENTRY_FILE, ExtractedCode, defines, extract_code
 from ._grading import REFERENCE_CACHE, grade, grade_probes
 from ._pipeline import RunOptions, run_task
 from ._prompts import build_messages, requirement_messages
@@ -30,6 +30,7 @@ __all__ = [
     "ReferenceCache",
     "RunOptions",
     "build_messages",
+    "defines",
     "extract_code",
     "grade",
     "grade_probes",

@@ -6,9 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from ..models import ExecutionResult, IOCase, Probe, Task, TestOutcome, TestStatus, final_status
 from ..sandbox import PYTHON, ExecOutcome, ExecRequest, PathEscape, Sandbox, check_path
-from ..suites import defines
 from ._compare import outputs_match
-from ._extract import ENTRY_FILE
+from ._extract import ENTRY_FILE, defines
 from ._harness import (
     SHOWN_CHARS,
     SandboxFailed,

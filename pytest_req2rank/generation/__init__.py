@@ -20,16 +20,7 @@ from ._instantiate import (
     instantiate,
 )
 from ._loader import SeedError, check_seed_file, default_seed_dir, load_seed, load_seeds
-from ._models import (
-    FunctionalRequirement,
-    Guidance,
-    Interface,
-    ProbeSpec,
-    ProjectRequirement,
-    RequirementMetadata,
-    Seed,
-    SlotSpec,
-)
+from ._models import ProbeSpec, Seed, SlotSpec
 from ._mutations import build_requirement, stack_constraints
 from ._pipeline import Attempt, Elaboration, Provenance, StageOutput, elaborate
 from ._prompts import PROMPT_VERSION
@@ -45,41 +36,30 @@ from ._quality import (
 from ._schema import seed_schema
 from ._spec import MUTATIONS, MutationKind, RequirementSpec
 from ._structured import StructureError, as_answer, read_answer, requirement_schema
-from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, ComplexityLevel, scenario_ids
 from ._templating import ExpressionError
 
 __all__ = [
     "CATALOGUE",
-    "COMPLEXITIES",
-    "DOMAINS",
     "DUPLICATE_THRESHOLD",
     "MIN_MUTATION_SCORE",
     "MUTATIONS",
     "PROMPT_VERSION",
-    "SKILLS",
     "Assignment",
     "Attempt",
     "Calibration",
     "CalibrationPolicy",
-    "Complexity",
-    "ComplexityLevel",
     "DroppedProbe",
     "DuplicateMatch",
     "Elaboration",
     "ExpressionError",
     "ExtraConstraint",
-    "FunctionalRequirement",
-    "Guidance",
     "InfrastructureError",
-    "Interface",
     "MutationKind",
     "MutationScore",
     "NearDuplicateIndex",
     "ProbeGrader",
     "ProbeSpec",
-    "ProjectRequirement",
     "Provenance",
-    "RequirementMetadata",
     "RequirementSpec",
     "Seed",
     "SeedError",
@@ -109,7 +89,6 @@ __all__ = [
     "requirement_schema",
     "requirement_text",
     "sandbox_grader",
-    "scenario_ids",
     "seed_schema",
     "stack_constraints",
 ]

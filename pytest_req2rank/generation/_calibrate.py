@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._models import ProjectRequirement
+from ..models import ProjectRequirement
 from ._quality import InfrastructureError, ProbeGrader, mutation_score
 
 

@@ -13,8 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from ._schema import field_path
-from ._taxonomy import DOMAINS, SKILLS, scenario_ids
+from ..models import DOMAINS, SKILLS, field_path, scenario_ids
 from ._templating import (
     ExpressionError,
     SlotValue,

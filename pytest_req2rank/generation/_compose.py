@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from ..models import Complexity, Guidance, Interface, ProjectRequirement
 from ._instantiate import assignments
-from ._models import Guidance, Interface, ProjectRequirement, Seed
-from ._taxonomy import Complexity
+from ._models import Seed
 from ._templating import render_code
 
 COMPOSABLE: frozenset[str] = frozenset({"C1", "C2"})

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..models import COMPLEXITIES, DOMAINS, SKILLS
 from ._compose import clash, composed_complexity
 from ._constraints import CATALOGUE
 from ._domains import preferred_values, scenarios_of
@@ -22,7 +23,6 @@ from ._instantiate import Assignment, assignments
 from ._models import Seed
 from ._mutations import base_requirement
 from ._spec import MutationKind, RequirementSpec, item_id
-from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS
 
 COMPOSITION_SHARE = 0.3
 """Chance that a matrix cell reachable both ways is served by a composition."""

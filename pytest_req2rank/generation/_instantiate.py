@@ -7,8 +7,8 @@ import math
 import random
 from collections.abc import Mapping
 
-from ..models import Probe
-from ._models import FunctionalRequirement, ProjectRequirement, RequirementMetadata, Seed
+from ..models import FunctionalRequirement, Probe, ProjectRequirement, RequirementMetadata
+from ._models import Seed
 from ._templating import SlotValue, evaluate_expect, render_code, render_expect, render_prose
 
 Assignment = dict[str, SlotValue]

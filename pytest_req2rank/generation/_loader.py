@@ -8,15 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..models import FunctionalRequirement, Guidance, Interface
 from ._checks import semantic_errors
-from ._models import (
-    FunctionalRequirement,
-    Guidance,
-    Interface,
-    ProbeSpec,
-    Seed,
-    SlotSpec,
-)
+from ._models import ProbeSpec, Seed, SlotSpec
 from ._schema import schema_errors
 
 SEED_SUFFIX = ".toml"

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..models import ProjectRequirement
 from ._compose import compose
 from ._constraints import CATALOGUE
 from ._domains import setting_text
 from ._instantiate import instantiate
-from ._models import ProjectRequirement, Seed
+from ._models import Seed
 from ._spec import RequirementSpec
 
 JUDGE_ONLY_PREFIX = "Judge-only constraint (no hidden test checks it): "

@@ -15,15 +15,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import Usage
+from ..models import COMPLEXITIES, ProjectRequirement, Usage
 from ..providers import CompletionRequest, Message, Provider, ProviderError
 from ._calibrate import Calibration, CalibrationPolicy, calibrate
 from ._dedup import DuplicateMatch, NearDuplicateIndex, humaneval_index
-from ._models import ProjectRequirement
 from ._prompts import PROMPT_VERSION, REVIEW, draft_messages, retry_message, structure_message
 from ._quality import ProbeGrader
 from ._structured import ParseRoute, StructureError, read_answer
-from ._taxonomy import COMPLEXITIES
 
 Stage = Literal["draft", "review", "structure", "structure-retry"]
 Outcome = Literal["accepted", "invalid", "calibration", "duplicate", "provider_error"]

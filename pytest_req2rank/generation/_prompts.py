@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 
+from ..models import COMPLEXITIES, SKILLS, ProjectRequirement
 from ..providers import Message
 from ._domains import setting_text
-from ._models import ProjectRequirement
 from ._structured import requirement_schema
-from ._taxonomy import COMPLEXITIES, SKILLS
 
 PROMPT_VERSION = "r2r-generator-v1"
 """Part of the response-cache key: change it whenever a prompt changes."""

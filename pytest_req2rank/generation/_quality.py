@@ -8,9 +8,10 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import Req2RankError
-from ..models import ExecutionResult, Probe
+from ..execution import grade_probes
+from ..models import ExecutionResult, Probe, ProjectRequirement
 from ..mutation import mutate_files
-from ._models import ProjectRequirement
+from ..sandbox import Sandbox
 
 MIN_MUTATION_SCORE = 0.9
 """Share of first-order mutants of the reference a seed's probes must kill."""
@@ -42,12 +43,8 @@ class MutationScore(BaseModel):
         return self.killed / self.total if self.total else 1.0
 
 
-def sandbox_grader(backend: str = "process") -> ProbeGrader:
-    """``execution.grade_probes`` on a sandbox of ``backend`` (created once)."""
-    from ..execution import grade_probes
-    from ..sandbox import create_sandbox
-
-    sandbox = create_sandbox(backend)
+def sandbox_grader(sandbox: Sandbox) -> ProbeGrader:
+    """``execution.grade_probes`` on ``sandbox`` (the caller's, which the caller closes)."""
 
     def grade(files: dict[str, str], probes: Sequence[Probe], *, timeout_s: float,
               setup: str = "") -> ExecutionResult:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
+
+from ..models import field_path
 
 
 @lru_cache(maxsize=1)
@@ -22,19 +23,6 @@ def seed_schema() -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
     return Draft202012Validator(seed_schema())
-
-
-def field_path(parts: Iterable[str | int]) -> str:
-    """``("probes", 2, "expect")`` → ``probes[2].expect``."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part.replace("_", "").replace("-", "").isalnum():
-            out += f".{part}" if out else part
-        else:
-            out += f"[{json.dumps(part)}]"
-    return out or "<top>"
 
 
 def _reason(error: ValidationError) -> str:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ._taxonomy import Complexity
+from ..models import Complexity
 
 MutationKind = Literal["slot-filling", "constraint-stacking", "composition", "domain-migration"]
 MUTATIONS: tuple[MutationKind, ...] = ("slot-filling", "constraint-stacking", "composition",

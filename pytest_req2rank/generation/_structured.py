@@ -11,9 +11,15 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 
 from ..errors import Req2RankError
-from ..models import Priority, Probe
-from ._models import FunctionalRequirement, Guidance, Interface, ProjectRequirement
-from ._schema import field_path
+from ..models import (
+    FunctionalRequirement,
+    Guidance,
+    Interface,
+    Priority,
+    Probe,
+    ProjectRequirement,
+    field_path,
+)
 
 ParseRoute = Literal["json", "fenced"]
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)

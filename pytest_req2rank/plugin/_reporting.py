@@ -9,9 +9,8 @@ import pytest
 
 from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
-from ._controller import Controller
+from ._controller import Controller, lost_item
 from ._keys import RUNNER_KEY
-from ._session import lost_item
 
 _PARAM_ID = re.compile(r"\[(.+)\]$")
 EXIT_OUTPUT_FAILED = 7

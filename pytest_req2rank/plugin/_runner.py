@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..models import ItemResult, Task, Usage
+from ..models import ItemResult, ModelSpec, Task, Usage
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
 from ..sandbox import Sandbox, create_sandbox
@@ -16,8 +16,9 @@ from ..settings import Settings
 
 if TYPE_CHECKING:
     from ..execution import RunOptions
-    from ..generation import ProjectRequirement, Seed
+    from ..generation import Seed
     from ..judging import Judge, PanelConfig
+    from ..models import ProjectRequirement
     from ..store import Store
 
 
@@ -54,7 +55,7 @@ class Runner:
 
         return Store(self.store_path)
 
-    def _cached_provider(self, model: str, api_base: str | None) -> Provider:
+    def _cached_provider(self, model: ModelSpec | str, api_base: str | None) -> Provider:
         """``model`` answering through the run's response cache (offline models need none)."""
         provider = resolve_provider(model, api_base=api_base, concurrency=self.settings.concurrency)
         if provider.offline:
@@ -149,9 +150,9 @@ class Runner:
         if self.generator is not None:
             try:
                 elaboration = elaborate(requirement, self.generator,
-                                        sandbox_grader(self.settings.sandbox))
+                                        sandbox_grader(self.sandbox))
             except InfrastructureError as exc:
-                return lost_requirement(task, self.settings.model, f"calibration failed: {exc}")
+                return lost_requirement(task, self.settings.model.text, f"calibration failed: {exc}")
             requirement = elaboration.requirement
             provenance = elaboration.provenance.model_dump(mode="json")
             generator_usage = elaboration.usage

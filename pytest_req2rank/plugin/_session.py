@@ -9,11 +9,21 @@ import pytest
 
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
-from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult, Task
+from ..models import (
+    REFERENCE_MODEL,
+    STATIC_JUDGE,
+    WEAK_ISOLATION,
+    IsolationLevel,
+    ItemResult,
+    ModelSpec,
+    SandboxSpec,
+    SuiteSpec,
+    Task,
+)
 from ..plan import RunPlan, build_plan
 from ..providers import check_model
-from ..settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError
-from ..suites import DynamicOptions, SeedLibraryError, SuiteError, load_suite, suite_key
+from ..settings import Settings, SettingsError
+from ..suites import DynamicOptions, SeedLibraryError, SuiteError, load_suite
 from ._config import load_settings
 from ._controller import Controller, store_path
 from ._keys import CONTROLLER_KEY, RUNNER_KEY
@@ -52,7 +62,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         if baseline is not None:
             seed = _baseline_seed(settings, baseline[1])
         tasks = _load_tasks(settings, seed)
-        plan = build_plan(tasks, model=settings.model, suite=settings.suite, seed=seed,
+        plan = build_plan(tasks, model=str(settings.model), suite=str(settings.suite), seed=seed,
                           sample=settings.sample, run_id=draw.run_id)
     by_id = {task.item_id: task for task in tasks}
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
@@ -98,12 +108,20 @@ def _load_baseline(settings: Settings) -> tuple[Path, ResultsDocument] | None:
         document = load_results(path)
     except ValueError as exc:
         raise SettingsError(f"--r2r-baseline: {exc}") from None
-    if suite_key(document.run.suite) != suite_key(settings.suite):
+    if not _same_suite(document.run.suite, settings.suite):
         raise SettingsError(
-            f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {settings.suite!r}; "
+            f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {str(settings.suite)!r}; "
             f"pass --r2r-suite={document.run.suite} to compare the same requirements"
         )
     return path, document
+
+
+def _same_suite(recorded: str, suite: SuiteSpec) -> bool:
+    """Whether a run recorded with suite ``recorded`` ran the same suite as ``suite``."""
+    try:
+        return SuiteSpec.parse(recorded).key == suite.key
+    except ValueError:
+        return False
 
 
 def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
@@ -140,8 +158,8 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
             )
         plan = RunPlan.model_validate_json(run["plan"])
         for field, stored, same in (
-            ("model", plan.model, plan.model == settings.model),
-            ("suite", plan.suite, suite_key(plan.suite) == suite_key(settings.suite)),
+            ("model", plan.model, plan.model == settings.model.text),
+            ("suite", plan.suite, _same_suite(plan.suite, settings.suite)),
         ):
             if not same:
                 raise SettingsError(
@@ -158,7 +176,7 @@ def _check_model(runner: Runner, task_ids: list[str]) -> None:
     file, an unroutable model name or a model missing from the fake script is one clear
     error rather than one failure per item. Builds no provider of the run (nor its store)."""
     settings = runner.settings
-    checks: list[tuple[str, str, str | None, list[str] | None]] = [
+    checks: list[tuple[str, ModelSpec | str, str | None, list[str] | None]] = [
         ("--r2r-model", settings.model, settings.api_base, task_ids)]
     if settings.generator is not None:
         checks.append(("--r2r-generator", settings.generator, settings.api_base, None))
@@ -178,7 +196,7 @@ def header_lines(config: pytest.Config) -> list[str]:
     settings, plan = runner.settings, runner.plan
     model = plan.model
     if settings.model_is_default:
-        model = (f"{DEFAULT_MODEL} (offline default: answers with each task's reference solution; "
+        model = (f"{REFERENCE_MODEL} (offline default: answers with each task's reference solution; "
                  "pass --r2r-model=MODEL to benchmark a model)")
     return [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
@@ -188,7 +206,7 @@ def header_lines(config: pytest.Config) -> list[str]:
     ]
 
 
-def sandbox_line(level: IsolationLevel, description: str, sandbox: str) -> str:
+def sandbox_line(level: IsolationLevel, description: str, sandbox: SandboxSpec) -> str:
     """The header's sandbox line: the isolation level first, a warning when it is weak."""
     if level in WEAK_ISOLATION:
         warning = "" if "WARNING" in description else "WARNING: "
@@ -212,17 +230,3 @@ def panel_description(settings: Settings) -> str:
                 f"pass --r2r-judges=MODEL,... for LLM judges) | {blend}")
     excluded = " | judges of the target's family excluded" if settings.exclude_self_judging else ""
     return f"{', '.join(panel)} | {blend}{excluded}"
-
-
-def lost_item(controller: Controller, item_id: str, detail: str) -> ItemResult:
-    """The result of an item whose worker crashed: infrastructure, kept and reported."""
-    task_id = item_id.split("/", 1)[-1]
-    lines = [line for line in detail.strip().splitlines() if line.strip()]
-    return ItemResult(
-        item_id=item_id,
-        dataset=item_id.split("/", 1)[0],
-        task_id=task_id,
-        model=controller.plan.model,
-        status="sandbox_error",
-        reason="worker crashed while running this item: " + (lines[-1] if lines else "no detail"),
-    )

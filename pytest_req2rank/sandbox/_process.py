@@ -15,9 +15,8 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
-from typing import Literal
 
-from ..models import IsolationLevel
+from ..models import IsolationLevel, ProcessMode
 from ._base import ExecOutcome, ExecRequest, Sandbox, SandboxUnavailable
 from ._boxed import BwrapRunner
 from ._bwrap import sandbox_env
@@ -25,10 +24,7 @@ from ._bwrap_binary import ENV_OVERRIDE, BwrapUnavailable
 from ._files import PathEscape
 from ._spawn import SpawnRunner
 
-Mode = Literal["auto", "forkserver", "bwrap", "unshare", "rlimits"]
-MODES: tuple[Mode, ...] = ("auto", "forkserver", "bwrap", "unshare", "rlimits")
-
-__all__ = ["MODES", "Mode", "ProcessSandbox", "sandbox_env", "unavailable"]
+__all__ = ["ProcessSandbox", "sandbox_env", "unavailable"]
 
 
 def unavailable(reason: OSError) -> SandboxUnavailable:
@@ -59,7 +55,7 @@ class ProcessSandbox(Sandbox):
 
     name = "process"
 
-    def __init__(self, *, mode: Mode = "auto", servers: int | None = None) -> None:
+    def __init__(self, *, mode: ProcessMode = "auto", servers: int | None = None) -> None:
         """``servers``: most fork-servers run at once (concurrent :meth:`run` calls), default
         one per CPU; the other modes start a process per execution anyway.
         :class:`SandboxUnavailable` when ``mode`` cannot run here."""

@@ -1,10 +1,8 @@
 """Scoring: Phase-0 metrics and aggregation, as plain functions over plain data (no pytest)."""
 
-from ..models import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
 from ._agreement import dimension_alphas, krippendorff_alpha_interval
 from ._baseline import PairedDiff, Regression, paired_bootstrap_diff, regressions
 from ._bootstrap import Interval, bootstrap_ci
-from ._dimensions import DEFAULT_WEIGHTS, DIMENSIONS, parse_weights
 from ._gates import (
     EXIT_GATE_FAILED,
     BaselineComparison,
@@ -64,8 +62,6 @@ __all__ = [
     "GateResult",
     "regression_gate",
     "score_gate",
-    "DEFAULT_WEIGHTS",
-    "DIMENSIONS",
     "MODERATE_AGREEMENT_MAX_SIGMA",
     "Agreement",
     "Interval",
@@ -77,7 +73,6 @@ __all__ = [
     "dimension_alphas",
     "krippendorff_alpha_interval",
     "paired_bootstrap_diff",
-    "parse_weights",
     "regressions",
     "round_half_up",
     "score_panel",
@@ -89,7 +84,6 @@ __all__ = [
     "metric_names",
     "phase0_metrics",
     "phase0_warnings",
-    "FINAL_STATUS_PRIORITY",
     "accepted_at_1",
     "api_error_rate",
     "avg_total_gen_tokens",
@@ -98,8 +92,6 @@ __all__ = [
     "cost_per_solved_tokens",
     "error_distribution",
     "exec_success_rate",
-    "final_status",
-    "normalize_test_status",
     "p50_total_judge_time",
     "p95_total_judge_time",
     "p99_total_judge_time",

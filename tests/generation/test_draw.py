@@ -15,9 +15,9 @@ from pytest_req2rank.generation import (
     default_seed_dir,
     load_seeds,
     plan_rounds,
-    scenario_ids,
 )
 from pytest_req2rank.generation._domains import SETTINGS, fits_domain
+from pytest_req2rank.models import scenario_ids
 
 SEEDS = load_seeds(default_seed_dir())
 BY_ID = {seed.id: seed for seed in SEEDS}

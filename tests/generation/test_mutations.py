@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Iterator
 
 import pytest
 
@@ -22,6 +22,7 @@ from pytest_req2rank.generation import (
     stack_constraints,
 )
 from pytest_req2rank.generation._mutations import JUDGE_ONLY_PREFIX
+from pytest_req2rank.sandbox import create_sandbox
 
 SEEDS = load_seeds(default_seed_dir())
 BY_ID = {seed.id: seed for seed in SEEDS}
@@ -29,14 +30,9 @@ PLAN = plan_rounds(SEEDS, rounds=100, seed=11)
 
 
 @pytest.fixture(scope="module")
-def grader() -> ProbeGrader:
-    try:
-        execution = importlib.import_module("pytest_req2rank.execution")
-    except ImportError as exc:
-        pytest.skip(f"pytest_req2rank.execution cannot be imported: {exc}")
-    if not hasattr(execution, "grade_probes"):
-        pytest.skip("pytest_req2rank.execution.grade_probes is not available")
-    return sandbox_grader("process")
+def grader() -> Iterator[ProbeGrader]:
+    with create_sandbox("process") as sandbox:
+        yield sandbox_grader(sandbox)
 
 
 def _first(kind: str, *, also: str | None = None) -> RequirementSpec:

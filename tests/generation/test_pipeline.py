@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -14,7 +13,6 @@ from pytest_req2rank.generation import (
     CalibrationPolicy,
     Elaboration,
     ProbeGrader,
-    ProjectRequirement,
     StructureError,
     as_answer,
     default_seed_dir,
@@ -24,8 +22,10 @@ from pytest_req2rank.generation import (
     read_answer,
     sandbox_grader,
 )
+from pytest_req2rank.models import ProjectRequirement
 from pytest_req2rank.providers import LiteLLMProvider, Provider
-from pytest_req2rank.testing import fake_calls, reset_fake_state, set_fake_script
+from pytest_req2rank.providers.fake import fake_calls, reset_fake_state, set_fake_script
+from pytest_req2rank.sandbox import create_sandbox
 
 BY_ID = {seed.id: seed for seed in load_seeds(default_seed_dir())}
 BASE = instantiate(BY_ID["rate-limiter"], domain="finance", scenario="finance/risk-rules")
@@ -49,14 +49,9 @@ HUMANEVAL_LIKE = {
 
 
 @pytest.fixture(scope="module")
-def grader() -> ProbeGrader:
-    try:
-        execution = importlib.import_module("pytest_req2rank.execution")
-    except ImportError as exc:
-        pytest.skip(f"pytest_req2rank.execution cannot be imported: {exc}")
-    if not hasattr(execution, "grade_probes"):
-        pytest.skip("pytest_req2rank.execution.grade_probes is not available")
-    return sandbox_grader("process")
+def grader() -> Iterator[ProbeGrader]:
+    with create_sandbox("process") as sandbox:
+        yield sandbox_grader(sandbox)
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Iterator
 
 import pytest
 
@@ -18,6 +18,7 @@ from pytest_req2rank.generation import (
     reference_failures,
     sandbox_grader,
 )
+from pytest_req2rank.sandbox import create_sandbox
 
 SEEDS = load_seeds(default_seed_dir())
 ASSIGNMENTS_PER_SEED = 8
@@ -25,14 +26,9 @@ ASSIGNMENTS_PER_SEED = 8
 
 
 @pytest.fixture(scope="module")
-def grader() -> ProbeGrader:
-    try:
-        execution = importlib.import_module("pytest_req2rank.execution")
-    except ImportError as exc:
-        pytest.skip(f"pytest_req2rank.execution cannot be imported yet: {exc}")
-    if not hasattr(execution, "grade_probes"):
-        pytest.skip("pytest_req2rank.execution.grade_probes is not available yet")
-    return sandbox_grader("process")
+def grader() -> Iterator[ProbeGrader]:
+    with create_sandbox("process") as sandbox:
+        yield sandbox_grader(sandbox)
 
 
 def test_library_is_not_empty_and_ids_are_unique() -> None:

@@ -21,6 +21,7 @@ from pytest_req2rank.generation import (
     mutation_score,
     sandbox_grader,
 )
+from pytest_req2rank.sandbox import create_sandbox
 
 
 def main() -> None:
@@ -29,7 +30,7 @@ def main() -> None:
     parser.add_argument("-k", default="", help="Only seeds whose id contains this text")
     args = parser.parse_args()
     seeds = [s for s in load_seeds(args.seeds or default_seed_dir()) if args.k in s.id]
-    grader = sandbox_grader("process")
+    grader = sandbox_grader(create_sandbox("process"))
     rows = []
     for seed in seeds:
         start = time.perf_counter()

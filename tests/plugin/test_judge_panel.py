@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from _store_runs import count_rows, kill_after, run_ids
 
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
 from pytest_req2rank.report import load_results
-from pytest_req2rank.testing import read_fake_log, reset_fake_state, write_fake_script
 
 BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
 DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")

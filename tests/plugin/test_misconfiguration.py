@@ -12,7 +12,7 @@ import pytest
 from _usage import BENCHMARK, DATA, SERIAL, SUITE, make_bench, one_line, real_store
 
 from pytest_req2rank.jsonl import MAX_LINE_BYTES
-from pytest_req2rank.testing import reset_fake_state, write_fake_script
+from pytest_req2rank.providers.fake import reset_fake_state, write_fake_script
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pytest_req2rank import scoring
+from pytest_req2rank import models, scoring
 from pytest_req2rank.scoring import ProblemOutcome, phase0_metrics, phase0_warnings
 from pytest_req2rank.scoring._metrics import _percentile
 
@@ -44,12 +44,12 @@ def test_exec_success_counts_success_and_wrong_answer_only() -> None:
     ],
 )
 def test_final_status_priority(tests: list[str], expected: str) -> None:
-    assert scoring.final_status(tests) == expected
+    assert models.final_status(tests) == expected
 
 
 def test_final_status_of_no_tests_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one test status"):
-        scoring.final_status([])
+        models.final_status([])
 
 
 def test_error_distribution_sums_to_one_and_is_empty_without_problems() -> None:

@@ -36,9 +36,9 @@ def resolve(
 
 def test_defaults() -> None:
     settings = resolve()
-    assert settings.model == "r2r/reference"
+    assert str(settings.model) == "r2r/reference"
     assert settings.model_is_default
-    assert settings.suite == "dynamic"
+    assert str(settings.suite) == "dynamic"
     assert settings.rounds == 10
     assert settings.seed is None
     assert settings.sandbox_timeout_s == 5.0
@@ -52,7 +52,7 @@ def test_precedence_cli_over_env_over_ini() -> None:
 
 def test_explicit_model_is_not_default() -> None:
     settings = resolve(env={"R2R_MODEL": "gpt-4o"})
-    assert settings.model == "gpt-4o"
+    assert str(settings.model) == "gpt-4o"
     assert not settings.model_is_default
 
 
@@ -101,9 +101,9 @@ def test_settings_are_frozen() -> None:
 
 def test_seed_design_sandbox_enabled_means_docker() -> None:
     settings = resolve(env={"R2R_SANDBOX_ENABLED": "true"})
-    assert settings.sandbox == "docker"
-    assert resolve(env={"R2R_SANDBOX_ENABLED": "true"}, cli={"sandbox": "process"}).sandbox == "process"
-    assert resolve(cli={"sandbox": "process:unshare"}).sandbox == "process:unshare"
+    assert str(settings.sandbox) == "docker"
+    assert resolve(env={"R2R_SANDBOX_ENABLED": "true"}, cli={"sandbox": "process"}).sandbox.text == "process"
+    assert resolve(cli={"sandbox": "process:unshare"}).sandbox.process_mode == "unshare"
 
 
 def test_the_panel_defaults_by_suite_and_can_be_named_or_switched_off() -> None:
@@ -175,11 +175,11 @@ def test_relative_paths_start_where_they_were_given(tmp_path: Path) -> None:
                          ini={"seeds": "lib", "dir": "outputs", "db": "ignored.db"})
     cwd, inidir = tmp_path / "cwd", tmp_path / "inidir"
     assert given.json_path == cwd / "out" / "r.json"
-    assert given.suite == f"jsonl:{cwd / 's.jsonl'}"
-    assert given.model == f"r2r/samples:{tmp_path / 'samples.jsonl'}"
+    assert str(given.suite) == f"jsonl:{cwd / 's.jsonl'}"
+    assert str(given.model) == f"r2r/samples:{tmp_path / 'samples.jsonl'}"
     assert (given.db, given.baseline) == (cwd / "x.db", cwd / "b.json")
     assert (given.seeds, given.dir) == (inidir / "lib", inidir / "outputs")
-    assert given.dataset_hint == "s"
+    assert given.suite.dataset == "s"
     defaults = resolve_from(tmp_path)
     assert defaults.dir == tmp_path / "root" / ".req2rank"
     assert (defaults.db, defaults.json_path, defaults.seeds) == (None, None, None)
@@ -192,7 +192,7 @@ def test_absolute_home_and_pathless_values_are_kept(tmp_path: Path,
     settings = resolve_from(tmp_path, cli={"db": "/abs/x.db", "json": "~/r.json",
                                            "suite": "humaneval", "model": "gpt-4o"})
     assert (settings.db, settings.json_path) == (Path("/abs/x.db"), tmp_path / "home" / "r.json")
-    assert (settings.suite, settings.model) == ("humaneval", "gpt-4o")
+    assert (str(settings.suite), str(settings.model)) == ("humaneval", "gpt-4o")
     with pytest.raises(SettingsError, match="^--r2r-suite: jsonl needs a path"):
         resolve_from(tmp_path, cli={"suite": "jsonl:"})
 

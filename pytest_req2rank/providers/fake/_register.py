@@ -6,7 +6,7 @@ import sys
 import threading
 from typing import Any
 
-from ..providers._env import import_litellm
+from .._env import import_litellm
 from ._prices import restore_prices
 from ._script import FAKE_PROVIDER as PROVIDER
 from ._state import STATE
