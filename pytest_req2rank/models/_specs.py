@@ -130,7 +130,7 @@ class SuiteSpec(_Spec):
             path = text[len("jsonl:"):]
             if not path:
                 raise ValueError("jsonl needs a path: jsonl:PATH")
-            return {"text": text, "kind": "jsonl", "path": Path(path).expanduser()}
+            return {"text": text, "kind": "jsonl", "path": str(Path(path).expanduser())}
         raise ValueError(f"unknown suite {text!r}; allowed: {', '.join(SUITE_NAMES)}")
 
     @property

@@ -268,7 +268,7 @@ def test_create_sandbox() -> None:
         assert box.isolation.startswith("process: bubblewrap fork-server, bwrap ")
         assert box.isolation_level == "full" and "WARNING" not in box.isolation
     with pytest.raises(SandboxUnavailable,
-                       match="unknown sandbox backend 'nsjail'; available: docker, process, sandboxfusion"):
+                       match="unknown sandbox 'nsjail'; allowed: process, docker, sandboxfusion"):
         create_sandbox("nsjail")
     with pytest.raises(SandboxUnavailable, match="unknown process mode 'jail'"):
         create_sandbox("process:jail")
