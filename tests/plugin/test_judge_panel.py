@@ -75,7 +75,7 @@ def test_three_judge_panel_end_to_end(bench: pytest.Pytester, judges: Path) -> N
         # judge a always 10 below judge b: every difference is between judges, none between items
         "krippendorff alpha: functionality -0.67 | quality -0.67 | logic -0.67 | security -0.67 | "
         "engineering -0.67",
-        "panel spread (seed design's per-item CI95, mean): 86.5-95.1",
+        "panel spread (mean of the items' CI95 over their judges): 86.5-95.1",
         "*judge *items  scored  invalid  failed   mean  latency",
         f"  fake/judge-a  *{ROUNDS}  *{ROUNDS}  *0  *0   80.0*",
         f"  fake/judge-b  *{ROUNDS}  *{ROUNDS}  *0  *0   90.0*",

@@ -1,4 +1,4 @@
-"""Phase-0 metrics (seed spec 004) against hand-computed cases, including its edge cases."""
+"""Phase-0 metrics (ARCHITECTURE.md, Metrics) against hand-computed cases, including its edge cases."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_exec_success_counts_success_and_wrong_answer_only() -> None:
         (["timeout", "runtime_error", "wrong_answer"], "runtime_error"),
         (["runtime_error", "syntax_error"], "syntax_error"),
         (["compile_error"], "syntax_error"),
-        (["success", "api_error"], "runtime_error"),  # spec 3.2: unknown -> runtime
+        (["success", "api_error"], "runtime_error"),  # Metrics 3.2: unknown -> runtime
     ],
 )
 def test_final_status_priority(tests: list[str], expected: str) -> None:
