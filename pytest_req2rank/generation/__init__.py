@@ -1,5 +1,5 @@
-"""Requirements: the skill matrix and taxonomy, the seed library, slot filling and seed quality,
-the per-round draw and its mutations, the generator pipeline and near-duplicate rejection."""
+"""Requirements: the skill matrix and taxonomy, the template library, slot filling and template
+quality, the per-round draw and its mutations, the generator pipeline and near-duplicate rejection."""
 
 from ._calibrate import Calibration, CalibrationPolicy, DroppedProbe, calibrate
 from ._compose import clash, compose, composed_complexity
@@ -19,8 +19,14 @@ from ._instantiate import (
     complete_assignment,
     instantiate,
 )
-from ._loader import SeedError, check_seed_file, default_seed_dir, load_seed, load_seeds
-from ._models import ProbeSpec, Seed, SlotSpec
+from ._loader import (
+    TemplateError,
+    bundled_library,
+    check_template_file,
+    load_template,
+    load_templates,
+)
+from ._models import ProbeSpec, SlotSpec, Template
 from ._mutations import build_requirement, stack_constraints
 from ._pipeline import Attempt, Elaboration, Provenance, StageOutput, elaborate
 from ._prompts import PROMPT_VERSION
@@ -33,7 +39,7 @@ from ._quality import (
     reference_failures,
     sandbox_grader,
 )
-from ._schema import seed_schema
+from ._schema import template_schema
 from ._spec import MUTATIONS, MutationKind, RequirementSpec
 from ._structured import StructureError, as_answer, read_answer, requirement_schema
 from ._templating import ExpressionError
@@ -61,27 +67,27 @@ __all__ = [
     "ProbeSpec",
     "Provenance",
     "RequirementSpec",
-    "Seed",
-    "SeedError",
     "SlotSpec",
     "StageOutput",
     "StructureError",
+    "Template",
+    "TemplateError",
     "as_answer",
     "assignment_count",
     "assignments",
     "build_requirement",
+    "bundled_library",
     "calibrate",
-    "check_seed_file",
+    "check_template_file",
     "clash",
     "complete_assignment",
     "compose",
     "composed_complexity",
-    "default_seed_dir",
     "elaborate",
     "humaneval_index",
     "instantiate",
-    "load_seed",
-    "load_seeds",
+    "load_template",
+    "load_templates",
     "mutation_score",
     "plan_rounds",
     "read_answer",
@@ -89,6 +95,6 @@ __all__ = [
     "requirement_schema",
     "requirement_text",
     "sandbox_grader",
-    "seed_schema",
     "stack_constraints",
+    "template_schema",
 ]

@@ -10,7 +10,7 @@ from ._quality import InfrastructureError, ProbeGrader, mutation_score
 
 
 class CalibrationPolicy(BaseModel):
-    """How much a generated requirement must prove before it replaces the seed variant."""
+    """How much a generated requirement must prove before it replaces the offline template variant."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -30,7 +30,7 @@ class SlotSpec(BaseModel):
 
 
 class ProbeSpec(BaseModel):
-    """A hidden acceptance test as written in a seed (placeholders not yet filled).
+    """A hidden acceptance test as written in a template (placeholders not yet filled).
 
     Exactly one of ``expect`` (plain data, placeholders allowed), ``expect_expr``
     (a safe expression over slot values) and ``raises`` (an exception class name).
@@ -48,8 +48,8 @@ class ProbeSpec(BaseModel):
     tolerance: float = 1e-6
 
 
-class Seed(BaseModel):
-    """One hand-written seed of the library."""
+class Template(BaseModel):
+    """One hand-written template of the library."""
 
     model_config = _FROZEN
 
@@ -69,7 +69,7 @@ class Seed(BaseModel):
     reference: dict[str, str] = Field(description="Reference solution: path → content")
     setup: str = Field(default="", description="Code run before every probe")
     probes: tuple[ProbeSpec, ...]
-    path: str = Field(default="", description="The file the seed was loaded from")
+    path: str = Field(default="", description="The file the template was loaded from")
 
     def slot(self, name: str) -> SlotSpec:
         return next(s for s in self.slots if s.name == name)

@@ -26,12 +26,12 @@ SYSTEM = (
 
 
 def draft_messages(req: ProjectRequirement, *, rejected: str | None = None) -> list[Message]:
-    """Stage 1: a fresh draft from the matrix cell, the seed and the domain."""
+    """Stage 1: a fresh draft from the matrix cell, the template requirement and the domain."""
     meta = req.metadata
     level = COMPLEXITIES[meta.complexity]
     skills = "\n".join(f"- {s}: {SKILLS[s]}" for s in meta.skills)
-    seed = json.dumps({**req.brief(), "evaluationGuidance": req.guidance.model_dump(mode="json")},
-                      indent=2, ensure_ascii=False)
+    brief = {**req.brief(), "evaluationGuidance": req.guidance.model_dump(mode="json")}
+    template = json.dumps(brief, indent=2, ensure_ascii=False)
     setting = setting_text(meta.domain, meta.scenario) if meta.domain and meta.scenario else ""
     text = (
         "Stage 1 of 3: draft.\n\n"
@@ -40,7 +40,7 @@ def draft_messages(req: ProjectRequirement, *, rejected: str | None = None) -> l
         f"Domain {meta.domain}, scenario {meta.scenario}. {setting}\n\n"
         "Seed requirement (write a new variant of it for this domain and scenario: keep its "
         "skills, scope and kind of interface, change the domain nouns, rules and numbers so "
-        f"the result is a different problem):\n{seed}\n\n"
+        f"the result is a different problem):\n{template}\n\n"
         "Write the draft in prose: a title; a description; functional requirements FR-1, FR-2, "
         "… each with an acceptance criterion and a priority (must, should, nice-to-have); "
         "constraints; the exact Python interface (file names, signatures, exceptions); and the "

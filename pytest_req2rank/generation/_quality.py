@@ -1,4 +1,4 @@
-"""Proving a seed's hidden tests: the reference passes them, and they kill its mutants."""
+"""Proving a template's hidden tests: the reference passes them, and they kill its mutants."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..mutation import mutate_files
 from ..sandbox import Sandbox
 
 MIN_MUTATION_SCORE = 0.9
-"""Share of first-order mutants of the reference a seed's probes must kill."""
+"""Share of first-order mutants of the reference a template's probes must kill."""
 
 
 class ProbeGrader(Protocol):
@@ -25,7 +25,7 @@ class ProbeGrader(Protocol):
 
 
 class InfrastructureError(Req2RankError, RuntimeError):
-    """The sandbox failed; nothing can be concluded about the seed."""
+    """The sandbox failed; nothing can be concluded about the template."""
 
 
 class MutationScore(BaseModel):

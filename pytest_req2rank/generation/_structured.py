@@ -106,7 +106,7 @@ def to_requirement(data: dict[str, Any], base: ProjectRequirement) -> ProjectReq
     guidance = data["evaluationGuidance"]
     return ProjectRequirement(
         id=f"{base.id}~generated",
-        seed_id=base.seed_id,
+        template_id=base.template_id,
         title=data["title"].strip(),
         description=data["description"].strip() + "\n",
         requirements=tuple(

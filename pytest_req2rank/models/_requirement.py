@@ -63,7 +63,7 @@ class ProjectRequirement(BaseModel):
     model_config = _FROZEN
 
     id: str
-    seed_id: str
+    template_id: str
     title: str
     description: str
     requirements: tuple[FunctionalRequirement, ...]

@@ -1,6 +1,6 @@
 """First-order mutation of Python source: operators in a registry, mutants out.
 
-Used to prove a seed's hidden tests strong (they must kill the mutants of its
+Used to prove a template's hidden tests strong (they must kill the mutants of its
 reference) and by N-version fault injection.
 """
 

@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    pass
+    from ..models import ItemResult
+    from ._controller import Controller
+    from ._evaluator import Evaluator
 
-RUNNER_KEY = pytest.StashKey["Runner"]()
+EVALUATOR_KEY = pytest.StashKey["Evaluator"]()
 CONTROLLER_KEY = pytest.StashKey["Controller"]()
 RESULT_KEY = pytest.StashKey["ItemResult"]()
 BENCHMARK_COLLECTED_KEY = pytest.StashKey[bool]()

@@ -10,7 +10,7 @@ import pytest
 from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
 from ._controller import Controller, lost_item
-from ._keys import RUNNER_KEY
+from ._keys import EVALUATOR_KEY
 
 _PARAM_ID = re.compile(r"\[(.+)\]$")
 EXIT_OUTPUT_FAILED = 7
@@ -27,9 +27,9 @@ class ControllerPlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        runner = node.config.stash[RUNNER_KEY]
-        node.workerinput["r2r_plan"] = runner.plan.model_dump(mode="json")
-        node.workerinput[WORKER_SETTINGS] = worker_settings(runner.settings)
+        evaluator = node.config.stash[EVALUATOR_KEY]
+        node.workerinput["r2r_plan"] = evaluator.plan.model_dump(mode="json")
+        node.workerinput[WORKER_SETTINGS] = worker_settings(evaluator.settings)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "r2r_result", None)

@@ -1,4 +1,4 @@
-"""Setting up a run in a pytest process: settings, plan, runner, controller."""
+"""Setting up a run in a pytest process: settings, plan, evaluator, controller."""
 
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ from ..models import (
 from ..plan import RunPlan, build_plan
 from ..providers import check_model
 from ..settings import Settings, SettingsError
-from ..suites import DynamicOptions, SeedLibraryError, SuiteError, load_suite
+from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
 from ._config import load_settings
 from ._controller import Controller, store_path
-from ._keys import CONTROLLER_KEY, RUNNER_KEY
+from ._evaluator import Evaluator
+from ._keys import CONTROLLER_KEY, EVALUATOR_KEY
 from ._preflight import check_outputs
-from ._runner import Runner
 
 if TYPE_CHECKING:
     from ..report import ResultsDocument
@@ -47,9 +47,9 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     if workerinput is not None and "r2r_plan" in workerinput:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, plan.seed)
-        runner = Runner(settings, plan, {t.item_id: t for t in tasks}, db)
-        runner.sandbox.prestart()  # warm while pytest collects
-        config.stash[RUNNER_KEY] = runner
+        evaluator = Evaluator(settings, plan, {t.item_id: t for t in tasks}, db)
+        evaluator.sandbox.prestart()  # warm while pytest collects
+        config.stash[EVALUATOR_KEY] = evaluator
         return
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
@@ -68,14 +68,14 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
-    runner = Runner(settings, plan, by_id, db)
-    _check_model(runner, [by_id[item_id].task_id for item_id in plan.item_ids])
-    config.stash[RUNNER_KEY] = runner
+    evaluator = Evaluator(settings, plan, by_id, db)
+    _check_model(evaluator, [by_id[item_id].task_id for item_id in plan.item_ids])
+    config.stash[EVALUATOR_KEY] = evaluator
     if workerinput is not None:  # a worker that planned the run itself
-        runner.sandbox.prestart()
+        evaluator.sandbox.prestart()
         return
-    controller = Controller(settings, plan, runner.sandbox.isolation,
-                            runner.sandbox.isolation_level,
+    controller = Controller(settings, plan, evaluator.sandbox.isolation,
+                            evaluator.sandbox.isolation_level,
                             baseline=baseline, finished=finished,
                             runs_tests=not config.pluginmanager.hasplugin("dsession"))
     check_outputs(settings, controller.paths)
@@ -88,12 +88,12 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
 def _load_tasks(settings: Settings, seed: int) -> list[Task]:
     dynamic = DynamicOptions(
         rounds=settings.rounds, complexities=settings.complexity, skills=settings.skills,
-        domains=settings.domains, seeds_dir=settings.seeds,
+        domains=settings.domains, templates_dir=settings.templates,
     )
     try:
         return load_suite(settings.suite, seed=seed, dynamic=dynamic)
-    except SeedLibraryError as exc:
-        raise SettingsError(f"--r2r-seeds: {exc}") from None
+    except TemplateLibraryError as exc:
+        raise SettingsError(f"--r2r-templates: {exc}") from None
     except SuiteError as exc:
         raise SettingsError(f"--r2r-suite: {exc}") from None
 
@@ -171,11 +171,11 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
         store.close()
 
 
-def _check_model(runner: Runner, task_ids: list[str]) -> None:
+def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
     """Check the model, the generator and the judges once, up front, so a broken samples
     file, an unroutable model name or a model missing from the fake script is one clear
     error rather than one failure per item. Builds no provider of the run (nor its store)."""
-    settings = runner.settings
+    settings = evaluator.settings
     checks: list[tuple[str, ModelSpec | str, str | None, list[str] | None]] = [
         ("--r2r-model", settings.model, settings.api_base, task_ids)]
     if settings.generator is not None:
@@ -190,10 +190,10 @@ def _check_model(runner: Runner, task_ids: list[str]) -> None:
 
 
 def header_lines(config: pytest.Config) -> list[str]:
-    runner: Runner | None = config.stash.get(RUNNER_KEY, None)
-    if runner is None:
+    evaluator: Evaluator | None = config.stash.get(EVALUATOR_KEY, None)
+    if evaluator is None:
         return []
-    settings, plan = runner.settings, runner.plan
+    settings, plan = evaluator.settings, evaluator.plan
     model = plan.model
     if settings.model_is_default:
         model = (f"{REFERENCE_MODEL} (offline default: answers with each task's reference solution; "
@@ -202,7 +202,8 @@ def header_lines(config: pytest.Config) -> list[str]:
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
         f"({len(plan.item_ids)} items) | model {model}",
         f"req2rank: judges {panel_description(settings)}",
-        sandbox_line(runner.sandbox.isolation_level, runner.sandbox.isolation, settings.sandbox),
+        sandbox_line(evaluator.sandbox.isolation_level, evaluator.sandbox.isolation,
+                     settings.sandbox),
     ]
 
 

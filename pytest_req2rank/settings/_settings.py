@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +25,7 @@ from ..models import (
     parse_judges,
     parse_weights,
 )
-from ..options import OPTIONS, OptionSpec
+from ..options import OPTIONS, SOURCES, OptionSpec, Source, spelling
 from ._paths import PathBases, absolute, with_absolute_path
 
 DEFAULT_DIR = ".req2rank"
@@ -61,7 +62,7 @@ class Settings(BaseModel):
     complexity: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
-    seeds: Path | None = None
+    templates: Path | None = None
     generator: str | None = None
     judges: tuple[str, ...] | None = Field(
         default=None, description="The panel; None: the suite's default; (): no panel"
@@ -176,36 +177,49 @@ def _check_names(value: tuple[str, ...], allowed: tuple[str, ...], what: str) ->
     return value
 
 
-Lookup = Callable[[OptionSpec], str | None]
+Lookup = Callable[[str], str | None]
+"""The raw value of a setting by name (a field or a former name), or ``None`` when unset."""
+
+
+def _warn_deprecated(message: str) -> None:
+    warnings.warn(message, DeprecationWarning, stacklevel=3)
 
 
 def resolve_settings(
-    cli: Lookup, env: Mapping[str, str], ini: Lookup, bases: PathBases | None = None
+    cli: Lookup, env: Mapping[str, str], ini: Lookup, bases: PathBases | None = None,
+    *, deprecated: Callable[[str], None] = _warn_deprecated,
 ) -> Settings:
     """Build Settings from the three sources; raise :class:`SettingsError` on the first bad value.
 
-    ``cli`` and ``ini`` return the raw string for an option, or ``None`` when unset. A value
-    that is set but empty (``--r2r-model=``, ``R2R_MODEL=``, ``r2r_model =``) is an error,
-    not the default: it is what an unset shell variable gives. Relative paths become
-    absolute here, from ``bases`` (default: the current directory for every source).
+    ``cli`` and ``ini`` return the raw string given for a setting's name, or ``None`` when
+    unset. A value that is set but empty (``--r2r-model=``, ``R2R_MODEL=``, ``r2r_model =``)
+    is an error, not the default: it is what an unset shell variable gives. Relative paths
+    become absolute here, from ``bases`` (default: the current directory for every source).
+    A setting given under a former name (:attr:`OptionSpec.former`) still counts, below the
+    current name in the same source; each such spelling is reported once to ``deprecated``
+    (default: a :class:`DeprecationWarning`), naming the spelling to use.
     """
     bases = bases or PathBases.here()
+    lookups: dict[Source, Lookup] = {
+        "cli": cli, "env": lambda name: env.get(spelling("env", name)), "ini": ini}
+    path_bases: dict[Source, Path] = {"cli": bases.given, "env": bases.given, "ini": bases.ini}
     raw: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for spec in OPTIONS:
-        for source, value, base in (
-            (spec.cli, cli(spec), bases.given),
-            (f"environment variable {spec.env}", env.get(spec.env), bases.given),
-            (f"ini option {spec.ini}", ini(spec), bases.ini),
-        ):
-            if value is None:
-                continue
-            text = str(value).strip()
-            if not text:
-                raise SettingsError(_empty_message(spec, source))
-            raw[spec.field] = with_absolute_path(spec, text, base)
-            sources[spec.field] = source
-            break
+        given = [(source, name, value) for source in SOURCES for name in spec.names
+                 if (value := lookups[source](name)) is not None]
+        for source, name, _ in given:
+            if name != spec.field:
+                deprecated(f"{_where(source, name)} is deprecated; "
+                           f"use {spelling(source, spec.field)}")
+        if not given:
+            continue
+        source, name, value = given[0]
+        text = value.strip()
+        if not text:
+            raise SettingsError(_empty_message(spec, source, name))
+        raw[spec.field] = with_absolute_path(spec, text, path_bases[source])
+        sources[spec.field] = _where(source, name)
     if "sandbox" not in raw and _truthy(env.get(DOCKER_SWITCH_ENV, "")):
         raw["sandbox"] = "docker"
         sources["sandbox"] = f"environment variable {DOCKER_SWITCH_ENV}"
@@ -217,20 +231,29 @@ def resolve_settings(
         raise SettingsError(_first_error(exc, sources)) from None
 
 
+def _where(source: Source, name: str) -> str:
+    """Where a value came from, as messages say it: ``--r2r-x``, ``environment variable
+    R2R_X`` or ``ini option r2r_x``."""
+    if source == "cli":
+        return spelling(source, name)
+    kind = "environment variable" if source == "env" else "ini option"
+    return f"{kind} {spelling(source, name)}"
+
+
 def _truthy(text: str) -> bool:
     return text.strip().lower() in ("1", "true", "yes", "on")
 
 
-def _empty_message(spec: OptionSpec, source: str) -> str:
+def _empty_message(spec: OptionSpec, source: Source, name: str) -> str:
     default = f"the default ({spec.default_text})" if spec.default_text else "the default"
-    if source == spec.cli:
-        return (f"{spec.cli}: the value is empty (an unset shell variable?); give a value, "
-                f"or leave the option out for {default}")
-    if source.startswith("environment"):
-        return (f"{spec.cli} (from {source}): the variable is set but empty; give a value, "
-                f"or unset {spec.env} for {default}")
-    return (f"{spec.cli} (from {source}): the value is empty; give a value, or remove "
-            f"the line for {default}")
+    if source == "cli":
+        return (f"{spelling(source, name)}: the value is empty (an unset shell variable?); "
+                f"give a value, or leave the option out for {default}")
+    where = f"{spec.cli} (from {_where(source, name)})"
+    if source == "env":
+        return (f"{where}: the variable is set but empty; give a value, "
+                f"or unset {spelling(source, name)} for {default}")
+    return f"{where}: the value is empty; give a value, or remove the line for {default}"
 
 
 def _first_error(exc: ValidationError, sources: Mapping[str, str]) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..models import SuiteSpec, Task
 from ._dynamic import DynamicOptions, load_dynamic
-from ._errors import SeedLibraryError, SuiteError
+from ._errors import SuiteError, TemplateLibraryError
 from ._humaneval import load_humaneval
 from ._ids import item_id
 from ._jsonl import load_jsonl
@@ -38,6 +38,6 @@ def load_suite(
 
 
 __all__ = [
-    "DynamicOptions", "SeedLibraryError", "SuiteError", "item_id",
+    "DynamicOptions", "SuiteError", "TemplateLibraryError", "item_id",
     "load_dynamic", "load_humaneval", "load_jsonl", "load_suite",
 ]

@@ -1,4 +1,4 @@
-"""The per-process side of a run: tasks of the plan, the provider and the sandbox, lazily built."""
+"""The per-process side of a run: evaluates the plan's items with the provider, sandbox and judges."""
 
 from __future__ import annotations
 
@@ -16,14 +16,15 @@ from ..settings import Settings
 
 if TYPE_CHECKING:
     from ..execution import RunOptions
-    from ..generation import Seed
+    from ..generation import Template
     from ..judging import Judge, PanelConfig
     from ..models import ProjectRequirement
     from ..store import Store
 
 
-class Runner:
-    """Runs items on one process (an xdist worker, or the only process without xdist).
+class Evaluator:
+    """Evaluates items on one process (an xdist worker, or the only process without xdist):
+    the tasks of the plan, the provider, the sandbox and the judges, each built lazily.
 
     Every model answer is written to the store's response cache as it arrives,
     keyed by run id; a resumed run (same run id) is answered from the cache and
@@ -84,10 +85,10 @@ class Runner:
         )
 
     @cached_property
-    def seeds(self) -> dict[str, Seed]:
-        from ..generation import load_seeds
+    def templates(self) -> dict[str, Template]:
+        from ..generation import load_templates
 
-        return {seed.id: seed for seed in load_seeds(self.settings.seeds)}
+        return {template.id: template for template in load_templates(self.settings.templates)}
 
     @cached_property
     def generator(self) -> Provider | None:
@@ -144,7 +145,7 @@ class Runner:
         )
 
         spec = RequirementSpec.model_validate(task.spec)
-        requirement = build_requirement(spec, self.seeds)
+        requirement = build_requirement(spec, self.templates)
         provenance = None
         generator_usage = Usage()
         if self.generator is not None:
