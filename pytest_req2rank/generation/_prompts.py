@@ -13,7 +13,7 @@ from ..providers import Message
 from ._domains import setting_text
 from ._structured import requirement_schema
 
-PROMPT_VERSION = "r2r-generator-v1"
+PROMPT_VERSION = "r2r-generator-v2"
 """Part of the response-cache key: change it whenever a prompt changes."""
 
 SYSTEM = (
@@ -38,7 +38,7 @@ def draft_messages(req: ProjectRequirement, *, rejected: str | None = None) -> l
         f"Skill matrix cell. Skills:\n{skills}\n"
         f"Complexity {level.code} ({level.name}): {level.definition}; scope: {level.scope}.\n"
         f"Domain {meta.domain}, scenario {meta.scenario}. {setting}\n\n"
-        "Seed requirement (write a new variant of it for this domain and scenario: keep its "
+        "Template requirement (write a new variant of it for this domain and scenario: keep its "
         "skills, scope and kind of interface, change the domain nouns, rules and numbers so "
         f"the result is a different problem):\n{template}\n\n"
         "Write the draft in prose: a title; a description; functional requirements FR-1, FR-2, "
@@ -83,7 +83,7 @@ def structure_message(req: ProjectRequirement, *, min_tests: int) -> str:
         "the code. "
         f"Write at least {min_tests} tests: every must requirement, edge cases and error "
         "handling, each able to fail for a plausible wrong implementation.\n"
-        f"Tests in this form, from the seed: {json.dumps(example, ensure_ascii=False)}"
+        f"Tests in this form, from the template: {json.dumps(example, ensure_ascii=False)}"
     )
 
 

@@ -9,24 +9,22 @@ any LiteLLM model judges through :class:`LLMJudge`.
 """
 
 from ..models import STATIC_JUDGE, JudgeVerdict, PanelResult
-from ._answer import InvalidAnswer, JudgeAnswer, judge_answer_schema, parse_judge_answer
-from ._case import Judge, JudgeCase, guidance_text, weighted_overall
+from ._answer import InvalidAnswer, judge_answer_schema, parse_judge_answer
+from ._case import Judge, JudgeCase, guidance_text
 from ._evidence import execution_ratio
 from ._family import family, same_family
 from ._item import judge_result
 from ._llm import LLMJudge
-from ._panel import EXECUTION_DIMENSIONS, PanelConfig, aggregate_verdicts, blend, judge_item
+from ._panel import PanelConfig, aggregate_verdicts, blend, judge_item
 from ._prompt import JUDGE_PROMPT_VERSION, judge_messages
 from ._roster import build_judges
 from ._static import StaticJudge
 
 __all__ = [
-    "EXECUTION_DIMENSIONS",
     "JUDGE_PROMPT_VERSION",
     "STATIC_JUDGE",
     "InvalidAnswer",
     "Judge",
-    "JudgeAnswer",
     "JudgeCase",
     "JudgeVerdict",
     "LLMJudge",
@@ -41,9 +39,8 @@ __all__ = [
     "guidance_text",
     "judge_answer_schema",
     "judge_item",
-    "judge_result",
     "judge_messages",
+    "judge_result",
     "parse_judge_answer",
     "same_family",
-    "weighted_overall",
 ]

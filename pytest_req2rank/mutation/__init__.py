@@ -6,6 +6,12 @@ reference) and by N-version fault injection.
 
 from ._engine import mutants, mutate_files
 from ._mutant import Mutant
-from ._operators import OPERATORS, Operator, Replacement, register_operator
+from ._operators import OPERATORS, register_operator
 
-__all__ = ["OPERATORS", "Mutant", "Operator", "Replacement", "mutants", "mutate_files", "register_operator"]
+__all__ = [
+    "OPERATORS",
+    "Mutant",
+    "mutants",
+    "mutate_files",
+    "register_operator",
+]

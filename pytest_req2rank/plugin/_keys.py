@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from ..models import ItemResult
-    from ._controller import Controller
-    from ._evaluator import Evaluator
+    pass
 
 EVALUATOR_KEY = pytest.StashKey["Evaluator"]()
 CONTROLLER_KEY = pytest.StashKey["Controller"]()

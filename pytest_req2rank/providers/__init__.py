@@ -12,43 +12,38 @@ from __future__ import annotations
 from ._base import (
     Completion,
     CompletionRequest,
-    FailureKind,
     Message,
     Provider,
     ProviderConfigError,
     ProviderError,
     usage_of,
 )
-from ._cache import CachedProvider, ResponseCache, cache_key
+from ._cache import CachedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
-from ._resolve import check_model, load_offline, model_spec, resolve_provider
+from ._resolve import check_model, load_offline, resolve_provider
 from ._retry import RetryPolicy
 from ._samples import SamplesProvider, load_samples
 
 __all__ = [
-    "usage_of",
     "OFFLINE_DEFAULTS",
     "CachedProvider",
     "Completion",
     "CompletionRequest",
-    "FailureKind",
     "LiteLLMProvider",
     "Message",
     "Provider",
     "ProviderConfigError",
     "ProviderError",
     "ReferenceProvider",
-    "ResponseCache",
     "RetryPolicy",
     "SamplesProvider",
     "apply_offline_defaults",
-    "cache_key",
     "check_model",
     "load_offline",
     "load_samples",
-    "model_spec",
     "resolve_provider",
+    "usage_of",
 ]
 

@@ -2,11 +2,10 @@
 
 from ._base import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox, SandboxUnavailable
 from ._files import PathEscape, check_path
-from ._process import ProcessSandbox, sandbox_env
-from ._registry import BACKENDS, create_sandbox
+from ._process import ProcessSandbox
+from ._registry import create_sandbox
 
 __all__ = [
-    "BACKENDS",
     "PYTHON",
     "ExecOutcome",
     "ExecRequest",
@@ -17,5 +16,4 @@ __all__ = [
     "SandboxUnavailable",
     "check_path",
     "create_sandbox",
-    "sandbox_env",
 ]

@@ -38,6 +38,11 @@ def load_suite(
 
 
 __all__ = [
-    "DynamicOptions", "SuiteError", "TemplateLibraryError", "item_id",
-    "load_dynamic", "load_humaneval", "load_jsonl", "load_suite",
+    "DynamicOptions",
+    "SuiteError",
+    "TemplateLibraryError",
+    "item_id",
+    "load_humaneval",
+    "load_jsonl",
+    "load_suite",
 ]
