@@ -27,7 +27,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     if asked_for(config):
-        from ._session import configure_session
+        from ._session import configure_session  # the engine: only in a benchmark session
 
         try:
             configure_session(config)
@@ -46,7 +46,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     if EVALUATOR_KEY not in config.stash:
         return []
-    from ._session import header_lines
+    from ._session import header_lines  # as configure_session
 
     return header_lines(config)
 
@@ -65,7 +65,7 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
     plugin's own items (before -k, --lf and the like select among them)."""
     config = session.config
     if EVALUATOR_KEY in config.stash and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
-        from ._builtin import builtin_items
+        from ._builtin import builtin_items  # the engine: only in a benchmark session
 
         items.extend(builtin_items(session))
 
@@ -91,7 +91,7 @@ def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]
     evaluator = request.config.stash[EVALUATOR_KEY]
 
     def evaluate(task: Task) -> ItemResult:
-        from ._messages import failure_message
+        from ._messages import failure_message  # as above (it imports the models)
 
         result = evaluator.evaluate(task)
         request.node.stash[RESULT_KEY] = result

@@ -52,7 +52,7 @@ def active_evaluator(config: pytest.Config) -> Evaluator:
         return evaluator
     error = config.stash.get(_LATE_ERROR_KEY, None)
     if error is None:
-        from ._session import configure_session
+        from ._session import configure_session  # the engine: only in a benchmark session
 
         try:
             configure_session(config, draw=_session_draw(config))
@@ -97,7 +97,7 @@ class DormantPlugin:
         """An xdist controller takes the run up with the first benchmark result."""
         if EVALUATOR_KEY in self.config.stash or getattr(report, "r2r_result", None) is None:
             return
-        from ._session import configure_session
+        from ._session import configure_session  # the engine: only in a benchmark session
 
         try:
             configure_session(self.config, draw=self.draw)
@@ -120,7 +120,7 @@ class DormantPlugin:
         if not self._header_due:
             return
         self._header_due = False
-        from ._session import header_lines
+        from ._session import header_lines  # as configure_session
 
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and reporter.showheader and not reporter.no_header:

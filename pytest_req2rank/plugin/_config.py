@@ -43,6 +43,7 @@ def load_settings(config: pytest.Config) -> Settings:
     ``PytestDeprecationWarning`` naming the current one, on the controller (a usage error
     when warnings are errors).
     """
+    # pydantic: an inert session never loads the settings
     from ..settings import PathBases, Settings, SettingsError, resolve_settings
 
     workerinput = getattr(config, "workerinput", None)

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..models import ItemResult, ModelSpec, Task, Usage
+from ..execution import RunOptions, run_requirement, run_task
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
 from ..sandbox import Sandbox, create_sandbox
 from ..settings import Settings
 
 if TYPE_CHECKING:
-    from ..execution import RunOptions
     from ..generation import Template
     from ..judging import Judge, PanelConfig
     from ..models import ProjectRequirement
@@ -52,7 +52,7 @@ class Evaluator:
 
     @cached_property
     def store(self) -> Store:
-        from ..store import Store
+        from ..store import Store  # sqlite-utils: a run without a cache or resume never needs it
 
         return Store(self.store_path)
 
@@ -73,8 +73,7 @@ class Evaluator:
 
     @cached_property
     def options(self) -> RunOptions:
-        from ..execution import RunOptions
-
+    
         return RunOptions(
             max_tokens=self.settings.max_tokens,
             temperature=self.settings.temperature,
@@ -86,7 +85,7 @@ class Evaluator:
 
     @cached_property
     def templates(self) -> dict[str, Template]:
-        from ..generation import load_templates
+        from ..generation import load_templates  # ~0.5 s of imports a static suite never needs
 
         return {template.id: template for template in load_templates(self.settings.templates)}
 
@@ -101,7 +100,7 @@ class Evaluator:
         """The panel; LLM judges answer through the run's response cache, like the target."""
         if not self.settings.panel():
             return []
-        from ..judging import build_judges
+        from ..judging import build_judges  # ~0.2 s (analysers, numpy) a run without judges skips
 
         return build_judges(
             self.settings.panel(), provider=self._judge_provider, seed=self.plan.seed,
@@ -110,7 +109,7 @@ class Evaluator:
 
     @cached_property
     def panel_config(self) -> PanelConfig:
-        from ..judging import PanelConfig
+        from ..judging import PanelConfig  # as build_judges
 
         return PanelConfig(
             weights=self.settings.weights,
@@ -128,15 +127,12 @@ class Evaluator:
                 return finished
         if task.form == "requirement":
             return self._evaluate_requirement(task)
-        from ..execution import run_task  # here: an xdist controller never grades
-
         return self._judged(run_task(task, self.provider, self.sandbox, self.options))
 
     def _evaluate_requirement(self, task: Task) -> ItemResult:
         """Rebuild the planned requirement, elaborate it with the generator when one is set
         (its answers are cached, so a resumed run never asks twice), then benchmark it."""
-        from ..execution import run_requirement
-        from ..generation import (
+        from ..generation import (  # ~0.5 s of imports a static suite never needs
             InfrastructureError,
             RequirementSpec,
             build_requirement,
@@ -169,7 +165,7 @@ class Evaluator:
         """``result`` with the panel's verdicts (unchanged when the run has no panel)."""
         if not self.judges:
             return result
-        from ..judging import judge_result
+        from ..judging import judge_result  # as build_judges
 
         return judge_result(result, self.judges, self.panel_config, requirement)
 

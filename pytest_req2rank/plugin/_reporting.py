@@ -56,7 +56,7 @@ class ControllerPlugin:
         if document.summary.gates and exitstatus in normal and not self.other_failures:
             # With a gate, unsolved items are measurements, not failures: the gate decides.
             # Anything else that failed (errors, other tests) keeps pytest's own status.
-            from ..scoring import EXIT_GATE_FAILED
+            from ..scoring import EXIT_GATE_FAILED  # as render_summary
 
             session.exitstatus = EXIT_GATE_FAILED if self.controller.gate_failed else pytest.ExitCode.OK
         if self.controller.output_errors and session.exitstatus in normal:
@@ -66,7 +66,7 @@ class ControllerPlugin:
         document = self.controller.document
         if document is None:
             return
-        from ..report import render_summary
+        from ..report import render_summary  # at the end, not at start
 
         terminalreporter.write_sep("=", "req2rank summary")
         for line in render_summary(document, self.controller.paths, self.controller.output_errors):

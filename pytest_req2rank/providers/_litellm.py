@@ -104,12 +104,12 @@ class LiteLLMProvider(Provider):
 
     async def acomplete(self, request: CompletionRequest) -> Completion:
         """Async :meth:`complete`, usable from any event loop."""
-        from ._loop import run_there
+        from ._loop import run_there  # as in complete()
 
         return await run_there(self._acomplete(request))
 
     async def _acomplete(self, request: CompletionRequest) -> Completion:
-        import asyncio
+        import asyncio  # already loaded here (this runs on the event loop); kept off the module
 
         litellm = self._ensure_ready()
         self._register_fake()

@@ -37,7 +37,7 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
     No model is called here: a task carries its plan entry (``spec``), from which
     any process rebuilds the requirement.
     """
-    from ..generation import build_requirement, plan_rounds
+    from ..generation import build_requirement, plan_rounds  # ~0.5 s; static suites skip it
 
     templates = _template_library(options.templates_dir)
     try:
@@ -69,7 +69,7 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
 def _template_library(directory: Path | None) -> list[Template]:
     """Every template of the library; :class:`TemplateLibraryError` (one line) when it cannot
     be used."""
-    from ..generation import TemplateError, bundled_library, load_templates
+    from ..generation import TemplateError, bundled_library, load_templates  # as above
 
     library: Traversable = directory or bundled_library()
     fix = "point --r2r-templates at a directory of template files (*.toml)"

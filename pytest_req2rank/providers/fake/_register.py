@@ -22,7 +22,7 @@ def register_fake_provider() -> None:
     """Serve ``fake/<name>`` models in this process (idempotent; the adapter calls it itself)."""
     global _handler
     litellm: Any = import_litellm()
-    from ._handler import FakeLLM
+    from ._handler import FakeLLM  # subclasses litellm's CustomLLM: only after litellm loads
 
     with _lock:
         if _handler is None:
