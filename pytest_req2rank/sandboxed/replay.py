@@ -8,23 +8,23 @@ themselves are bound to a function that does the same, for steps left as written
 
 ``record`` runs the check against a program (the reference, or the candidate itself when
 the reference cannot predict its calls) and reports, per test, every candidate call
-(arguments before the call, returned value, time) and, for each host-decided assert, the
-operands the host cannot compute itself.
+(its arguments, then its returned value unless it raised; time) and, for each
+host-decided assert, the operands the host cannot compute itself.
 
 ``calls`` runs the CANDIDATE on given arguments only and reports what each call returned
-(and the arguments after it, when the call changed them): no test code, no expected
-value and no verdict exist in that process.
+or raised (and the arguments after it, when the call changed them): no test code, no
+expected value and no verdict exist in that process.
 
 ``checker`` runs the check with no candidate code at all: each call is answered with the
-candidate's reported value after checking that its arguments are the ones the candidate
-was called with (and the candidate's changes to them are applied), so the verdicts it
-reports cannot be forged by the code under test. A test whose calls differ from the
+candidate's reported value (or its exception raised again, as the nearest builtin class)
+after checking that its arguments are the ones the candidate was called with (and the
+candidate's changes to them are applied), so the verdicts it reports cannot be forged by
+the code under test. A test whose calls differ from the
 answered ones reports ``diverged``.
 """
 
 from __future__ import annotations
 
-import random
 import time
 
 import _r2r_harness as harness
@@ -72,6 +72,8 @@ def namespace(spec: dict[str, Any], module: dict[str, Any],
               budget: Callable[[], float]) -> dict[str, Any] | str:
     """The check's globals: the prompt's helpers, the program's names, the test module; or
     why the test module failed."""
+    import random  # here: a calls execution, the most frequent, never needs it
+
     names: dict[str, Any] = {"__name__": "__r2r_check__", "__builtins__": dict(harness.PRISTINE)}
     if spec.get("prompt"):
         harness.timed(lambda: exec(compile(spec["prompt"], "<prompt>", "exec"), names),  # noqa: S102
@@ -152,12 +154,7 @@ def record(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[],
         test["calls"].append(entry)
         start = time.perf_counter()
         try:
-            value = function(*args, **kwargs)
-        except (harness.Timeout, harness.NonPlain):
-            raise
-        except BaseException as exc:
-            entry["r"] = [harness.class_names(type(exc)), harness.message(exc)]
-            raise
+            value = function(*args, **kwargs)  # when it raises, the call stays without "o"
         finally:
             test["time"] += time.perf_counter() - start
         entry["o"] = tagged(value)
@@ -201,7 +198,9 @@ def record(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[],
 def calls(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[], float]) -> None:
     """Each test's calls in order. A call that raises ends a test marked ``stop`` (a
     host-decided one: its assert would raise); in another test, the exception is the
-    call's answer (``x``: position, class names, message) and the next call follows."""
+    call's answer (``x``: position, class names, message) and the next call follows, and
+    a call's changes to its arguments are reported (``m``: position, arguments after it)
+    for the checker to apply."""
     module = load_program(spec, budget)
     if type(module) is tuple:
         for test in spec["tests"]:
@@ -216,20 +215,22 @@ def calls(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[], 
 
         def action(test: dict[str, Any] = test, outputs: list[Any] = outputs,
                    raised: list[Any] = raised, changed: list[Any] = changed) -> None:
+            stop = test["stop"]
             for position, (args, kwargs) in enumerate(test["calls"]):
-                before = [tagged(args), tagged(kwargs)]
+                before = None if stop else [tagged(args), tagged(kwargs)]
                 try:
                     outputs.append(tagged(function(*args, **kwargs)))
                 except (harness.Timeout, harness.NonPlain):
                     raise
                 except BaseException as exc:
-                    if test["stop"]:
+                    if stop:
                         raise
                     outputs.append(None)
                     raised.append([position, harness.class_names(type(exc)), harness.message(exc)])
-                after = [tagged(args), tagged(kwargs)]
-                if after != before:
-                    changed.append([position, after])
+                if before is not None:
+                    after = [tagged(args), tagged(kwargs)]
+                    if after != before:
+                        changed.append([position, after])
 
         status, value, duration = harness.timed(action, min(test["budget"], budget()))
         ended = harness.class_names(type(value)) if isinstance(value, BaseException) else []
