@@ -53,7 +53,7 @@ def test_an_unrelated_session_does_not_notice_the_plugin(
 
 
 def test_a_suite_file_alone_is_benchmarked(suite_dir: pytest.Pytester) -> None:
-    result = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl", "-v")
+    result = suite_dir.runpytest("--r2r-suite=jsonl:my_suite.jsonl", "-v")
     result.assert_outcomes(passed=12)
     result.stdout.fnmatch_lines([
         "req2rank: run * | suite jsonl:*my_suite.jsonl (12 items) | model r2r/reference*",
@@ -67,19 +67,19 @@ def test_a_suite_file_alone_is_benchmarked(suite_dir: pytest.Pytester) -> None:
 
 def test_a_suite_file_alone_with_xdist_k_and_last_failed(suite_dir: pytest.Pytester) -> None:
     args = ("--r2r-suite=jsonl:my_suite.jsonl", "--r2r-model=r2r/samples:samples.jsonl",
-            "--r2r-sandbox-timeout-ms=1500")
+            "--r2r-sandbox-timeout-ms=750")
     shutil.copy(DATA / "status_samples.jsonl", suite_dir.path / "samples.jsonl")
-    first = suite_dir.runpytest_subprocess(*args, "-n", "2")
+    first = suite_dir.runpytest(*args, "-n", "2")
     first.assert_outcomes(passed=2, failed=10)
-    again = suite_dir.runpytest_subprocess(*args, "--lf", "-k", "st_ok or st_wrong or io_loop",
-                                           "-p", "no:xdist")
+    again = suite_dir.runpytest(*args, "--lf", "-k", "st_ok or st_wrong or io_loop",
+                                "-p", "no:xdist")
     again.assert_outcomes(failed=2, deselected=10)
     again.stdout.fnmatch_lines(["FAILED req2rank::test_task[[]my_suite/st_wrong[]]*"])
 
 
 def test_a_benchmark_module_alone_starts_the_offline_run(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_benchmark=BENCHMARK)
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest()
     result.assert_outcomes(passed=10)
     result.stdout.fnmatch_lines([
         "req2rank: run * | suite dynamic (10 items) | model r2r/reference (offline default*",
@@ -91,7 +91,7 @@ def test_a_benchmark_module_alone_starts_the_offline_run(pytester: pytest.Pytest
 
 def test_a_benchmark_module_alone_under_xdist_is_one_run(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_benchmark=BENCHMARK)
-    result = pytester.runpytest_subprocess("-n", "2")
+    result = pytester.runpytest("-n", "2")
     result.assert_outcomes(passed=10)
     result.stdout.fnmatch_lines(["req2rank: run * | suite dynamic (10 items)*",
                                  "*req2rank summary*", "items: 10/10 finished*"])
@@ -124,7 +124,7 @@ def _isolation(root: Path, run_id: str) -> str:
 
 
 def test_the_isolation_level_is_in_the_summary_results_and_store(suite_dir: pytest.Pytester) -> None:
-    result = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl", "-q")
+    result = suite_dir.runpytest("--r2r-suite=jsonl:my_suite.jsonl", "-q")
     result.assert_outcomes(passed=12)
     result.stdout.fnmatch_lines(["run * | sandbox isolation full"])
     assert "warning: sandbox isolation" not in result.stdout.str()
@@ -136,8 +136,8 @@ def test_the_isolation_level_is_in_the_summary_results_and_store(suite_dir: pyte
 
 
 def test_a_weaker_sandbox_named_explicitly_is_marked_everywhere(suite_dir: pytest.Pytester) -> None:
-    result = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl",
-                                            "--r2r-sandbox=process:unshare", "-v")
+    result = suite_dir.runpytest("--r2r-suite=jsonl:my_suite.jsonl",
+                                 "--r2r-sandbox=process:unshare", "-v")
     result.assert_outcomes(passed=12)
     result.stdout.fnmatch_lines([
         "req2rank: sandbox isolation namespaces, weaker than the default (full), chosen by "
@@ -145,8 +145,8 @@ def test_a_weaker_sandbox_named_explicitly_is_marked_everywhere(suite_dir: pytes
         "run * | sandbox isolation namespaces",
         "warning: sandbox isolation 'namespaces' *weaker than the default*",
     ])
-    quiet = suite_dir.runpytest_subprocess("--r2r-suite=jsonl:my_suite.jsonl",
-                                           "--r2r-sandbox=process:unshare", "-q")
+    quiet = suite_dir.runpytest("--r2r-suite=jsonl:my_suite.jsonl",
+                                "--r2r-sandbox=process:unshare", "-q")
     quiet.stdout.fnmatch_lines(["run * | sandbox isolation namespaces",
                                 "warning: sandbox isolation 'namespaces' *"])
     for run_id, _seed in _runs(suite_dir.path):

@@ -17,7 +17,8 @@ DATA = Path(__file__).parent.parent / "data"
 BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
 SUITE = "--r2r-suite=jsonl:status_suite.jsonl"
 SAMPLES = "--r2r-model=r2r/samples:status_samples.jsonl"
-FAST = "--r2r-sandbox-timeout-ms=1500"
+FAST = "--r2r-sandbox-timeout-ms=750"
+"""Each looping sample waits out 3 x this (test_grading grades the same answers at 0.5 s)."""
 
 FUNCTION_ANSWER = "```python\ndef add(a: int, b: int) -> int:\n    return a + b\n```"
 PROGRAM_ANSWER = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
@@ -84,12 +85,13 @@ def test_baseline_errors_are_one_line(bench: pytest.Pytester) -> None:
 
 def test_resumed_run_makes_no_repeated_call(bench: pytest.Pytester, fake: Path) -> None:
     args = (SUITE, "--r2r-model=fake/coder", "--r2r-seed=4", "--r2r-db=store.db")
-    first = bench.runpytest_subprocess(*args, "--r2r-json=first.json", "-n", "2")
+    # Written serially, resumed under xdist (the judged resume test runs both under xdist).
+    first = bench.runpytest(*args, "--r2r-json=first.json", "-p", "no:xdist")
     first.assert_outcomes(passed=12)
     assert len(read_fake_log(fake)) == 12
     (run_id,) = run_ids(bench.path / "store.db")
-    again = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
-                                       "-n", "2")
+    again = bench.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
+                            "-n", "2")
     again.assert_outcomes(passed=12)
     assert len(read_fake_log(fake)) == 12, "a resumed run called the model again"
     first_items = json.loads((bench.path / "first.json").read_text())["items"]
@@ -105,7 +107,7 @@ def test_killed_run_resumes_to_the_same_result(bench: pytest.Pytester, fake: Pat
     calls_before = len(read_fake_log(fake))
     assert 4 <= cached <= calls_before < 12
     (run_id,) = run_ids(db)
-    resumed = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}", "--r2r-json=results.json")
+    resumed = bench.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=results.json")
     resumed.assert_outcomes(passed=12)
     items = json.loads((bench.path / "results.json").read_text())["items"]
     assert [item["status"] for item in items] == ["success"] * 12

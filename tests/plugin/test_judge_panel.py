@@ -1,7 +1,7 @@
 """The judge panel through pytest: a three-judge run end to end, its summary, and resume.
 
-Runs that import litellm go through ``runpytest_subprocess``: an in-process pytester
-run drops the modules it imported, and litellm does not survive being imported twice.
+Runs that call litellm run in-process: tests/conftest.py imports it once per test process
+first, so pytester's restore of ``sys.modules`` keeps it.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _calls(log: Path) -> dict[str, int]:
 
 
 def test_three_judge_panel_end_to_end(bench: pytest.Pytester, judges: Path) -> None:
-    result = bench.runpytest_subprocess(*DYNAMIC, PANEL, "--r2r-json=results.json", "-n", "2")
+    result = bench.runpytest(*DYNAMIC, PANEL, "--r2r-json=results.json", "-n", "2")
     result.assert_outcomes(passed=ROUNDS)
     # Two valid judges: no trimming. Functionality and logic: 0.7 x 100 + 0.3 x 85 = 95.5;
     # quality, security, engineering 85; overall .3 x 95.5 + .25 x 85 + .25 x 95.5 + .2 x 85 = 90.8.
@@ -107,8 +107,8 @@ def test_three_judge_panel_end_to_end(bench: pytest.Pytester, judges: Path) -> N
 
 
 def test_every_judge_failing_excludes_the_item(bench: pytest.Pytester, judges: Path) -> None:
-    result = bench.runpytest_subprocess(*DYNAMIC, "--r2r-judges=fake/judge-c",
-                                        "--r2r-json=results.json", "-p", "no:xdist")
+    result = bench.runpytest(*DYNAMIC, "--r2r-judges=fake/judge-c",
+                             "--r2r-json=results.json", "-p", "no:xdist")
     result.stdout.fnmatch_lines([
         "score: n/a*",
         f"panel: fake/judge-c | 0 items scored, {ROUNDS} judge_failed*",
@@ -171,8 +171,8 @@ def test_panel_options_fail_in_one_line(bench: pytest.Pytester, option: str, mes
 
 
 def test_an_unroutable_judge_fails_in_one_line(bench: pytest.Pytester) -> None:
-    result = bench.runpytest_subprocess(*DYNAMIC, "--r2r-judges=r2r/static,not-a-provider/xyz",
-                                        "-p", "no:xdist")
+    result = bench.runpytest(*DYNAMIC, "--r2r-judges=r2r/static,not-a-provider/xyz",
+                             "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --r2r-judges: LiteLLM cannot route model 'not-a-provider/xyz'*"])
     assert "Traceback" not in result.stderr.str()
@@ -193,14 +193,14 @@ def test_self_judging_is_flagged_and_can_be_excluded(
         "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n"}) + "\n")
     args = ("--r2r-suite=jsonl:suite.jsonl", "--r2r-model=fake/gpt-coder",
             "--r2r-judges=fake/gpt-judge,fake/judge-a", "-p", "no:xdist")
-    flagged = bench.runpytest_subprocess(*args)
+    flagged = bench.runpytest(*args)
     flagged.stdout.fnmatch_lines([
         "*fake/gpt-judge * (self-judging)",
         "warning: judge fake/gpt-judge is of the target's model family and judged 1 items; "
         "--r2r-exclude-self-judging leaves it out",
     ])
-    excluded = bench.runpytest_subprocess(*args, "--r2r-exclude-self-judging",
-                                          "--r2r-json=results.json")
+    excluded = bench.runpytest(*args, "--r2r-exclude-self-judging",
+                               "--r2r-json=results.json")
     (item,) = json.loads((bench.path / "results.json").read_text())["items"]
     assert [v["judge"] for v in item["judges"]] == ["fake/judge-a"]
     # judge a alone: functionality/logic 0.7 x 100 + 0.3 x 60 = 88, the rest 60
@@ -210,12 +210,12 @@ def test_self_judging_is_flagged_and_can_be_excluded(
 
 def test_resumed_judged_run_makes_no_repeated_call(bench: pytest.Pytester, judges: Path) -> None:
     args = (*DYNAMIC, PANEL, "--r2r-db=store.db")
-    first = bench.runpytest_subprocess(*args, "--r2r-json=first.json", "-n", "2")
+    first = bench.runpytest(*args, "--r2r-json=first.json", "-n", "2")
     first.assert_outcomes(passed=ROUNDS)
     assert sum(_calls(judges).values()) == 3 * ROUNDS
     (run_id,) = run_ids(bench.path / "store.db")
-    again = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
-                                       "-n", "2")
+    again = bench.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
+                            "-n", "2")
     again.assert_outcomes(passed=ROUNDS)
     assert sum(_calls(judges).values()) == 3 * ROUNDS, "a resumed run asked a judge again"
     first_doc = json.loads((bench.path / "first.json").read_text())
@@ -236,8 +236,8 @@ def test_killed_judged_run_resumes_without_asking_twice(
     before = sum(_calls(judges).values())
     assert 3 <= cached <= before < 3 * rounds
     (run_id,) = run_ids(db)
-    resumed = bench.runpytest_subprocess(*args, f"--r2r-resume={run_id}",
-                                         "--r2r-json=results.json")
+    resumed = bench.runpytest(*args, f"--r2r-resume={run_id}",
+                              "--r2r-json=results.json")
     resumed.assert_outcomes(passed=rounds)
     new_calls = sum(_calls(judges).values()) - before
     assert new_calls == 3 * rounds - cached, "the resumed run repeated a judge call it had kept"

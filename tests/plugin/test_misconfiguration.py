@@ -53,9 +53,8 @@ def test_an_empty_model_name_is_an_error_not_the_default(
 ])
 def test_an_unroutable_model_stops_at_start(bench: pytest.Pytester, option: str, extra: str) -> None:
     """It failed item by item with api_error: the check looked for a LiteLLM provider behind
-    the response cache. The store is not built to check a name. (In a subprocess: litellm,
-    once imported, hides the entry points from later in-process pytester runs.)"""
-    result = bench.runpytest_subprocess(f"{option}=nosuchprovider/x", extra, *SERIAL)
+    the response cache. The store is not built to check a name."""
+    result = bench.runpytest(f"{option}=nosuchprovider/x", extra, *SERIAL)
     one_line(result, f"{option}: LiteLLM cannot route model 'nosuchprovider/x'; use a LiteLLM "
                      "model string such as gpt-4o*")
     nothing_written(bench)
@@ -182,12 +181,12 @@ def test_a_bad_samples_file_stops_at_start_at_its_exact_position(
 
 # --- the sandbox ---------------------------------------------------------------------------
 
-# In subprocesses: an in-process run would import httpx and the docker SDK into this test
-# process and leave them half-restored for later tests (pytester restores sys.modules).
+# In-process: tests/conftest.py imports httpx and the docker SDK before the first run, so
+# pytester's restore of sys.modules leaves no half-imported copy for later tests.
 
 def test_no_sandboxfusion_server_stops_at_start(bench: pytest.Pytester) -> None:
-    result = bench.runpytest_subprocess(SUITE, "--r2r-sandbox=sandboxfusion:http://127.0.0.1:1",
-                                        *SERIAL)
+    result = bench.runpytest(SUITE, "--r2r-sandbox=sandboxfusion:http://127.0.0.1:1",
+                             *SERIAL)
     one_line(result, "no SandboxFusion service answers at http://127.0.0.1:1 (ConnectError); "
                      "start one or pick another backend (--r2r-sandbox=process)")
 
@@ -197,7 +196,7 @@ def test_no_docker_engine_stops_at_start(bench: pytest.Pytester,
     """134 lines of INTERNALERROR before."""
     socket = bench.path / "no-engine-here.sock"
     monkeypatch.setenv("DOCKER_HOST", f"unix://{socket}")
-    one_line(bench.runpytest_subprocess(SUITE, "--r2r-sandbox=docker", *SERIAL),
+    one_line(bench.runpytest(SUITE, "--r2r-sandbox=docker", *SERIAL),
              f"*Docker*{socket}*")
 
 
@@ -238,14 +237,14 @@ def test_relative_paths_resolve_from_where_they_were_given(
     shutil.copy(DATA / "status_samples.jsonl", sub / "samples.jsonl")
     monkeypatch.chdir(sub)
     monkeypatch.setenv("R2R_DB", "history.db")
-    first = pytester.runpytest_subprocess(
+    first = pytester.runpytest(
         "--r2r-suite=jsonl:suite.jsonl", "--r2r-model=r2r/samples:samples.jsonl",
-        "--r2r-sandbox-timeout-ms=1500", "--r2r-json=base.json", *workers)
+        "--r2r-sandbox-timeout-ms=750", "--r2r-json=base.json", *workers)
     assert first.ret == pytest.ExitCode.TESTS_FAILED, first.stdout.str()
     baseline = json.loads((sub / "base.json").read_text())
     assert baseline["run"]["suite"] == f"jsonl:{sub / 'suite.jsonl'}"
     assert baseline["run"]["model"] == f"r2r/samples:{sub / 'samples.jsonl'}"
-    second = pytester.runpytest_subprocess(
+    second = pytester.runpytest(
         "--r2r-suite=jsonl:suite.jsonl", "--r2r-baseline=base.json", *workers)
     assert second.ret == pytest.ExitCode.OK, second.stdout.str()
     second.stdout.fnmatch_lines([f"q&a log: {pytester.path}/from-ini/runs/*/qa.jsonl | store: "

@@ -24,7 +24,7 @@ def run_as_written(pytester: pytest.Pytester, command: str,
         name, _, value = words.pop(0).partition("=")
         monkeypatch.setenv(name, value)
     assert words[0] == "pytest", command
-    return pytester.runpytest_subprocess(*words[1:])
+    return pytester.runpytest(*words[1:])
 
 
 @pytest.fixture
