@@ -8,8 +8,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..models import ItemResult, ModelSpec, Task, Usage
 from ..execution import RunOptions, run_requirement, run_task
+from ..models import ItemResult, ModelSpec, Task, Usage
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
 from ..sandbox import Sandbox, create_sandbox
