@@ -6,6 +6,19 @@ Kept free of heavy imports: the plugin registers these options in every pytest s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+Source = Literal["cli", "env", "ini"]
+SOURCES: tuple[Source, ...] = ("cli", "env", "ini")
+"""Where a setting can be given, in order of precedence."""
+
+
+def spelling(source: Source, name: str) -> str:
+    """How the setting ``name`` (a field, or a former name) is written in ``source``:
+    ``--r2r-max-tokens``, ``R2R_MAX_TOKENS`` or ``r2r_max_tokens``."""
+    if source == "cli":
+        return "--r2r-" + name.replace("_", "-")
+    return "R2R_" + name.upper() if source == "env" else "r2r_" + name
 
 
 @dataclass(frozen=True)
@@ -14,6 +27,8 @@ class OptionSpec:
 
     ``path`` marks a setting that carries a file system path: the prefix before the path
     in the value (``""``: the whole value is a path; ``"jsonl:"``: a path follows it).
+    ``former`` lists names the setting had before: each one's CLI, ini and environment
+    spellings still set it, and a run that uses one is warned to use the current spelling.
     """
 
     field: str
@@ -22,18 +37,24 @@ class OptionSpec:
     default_text: str = ""
     flag: bool = False
     path: str | None = None
+    former: tuple[str, ...] = ()
 
     @property
     def cli(self) -> str:
-        return "--r2r-" + self.field.replace("_", "-")
+        return spelling("cli", self.field)
 
     @property
     def ini(self) -> str:
-        return "r2r_" + self.field
+        return spelling("ini", self.field)
 
     @property
     def env(self) -> str:
-        return "R2R_" + self.field.upper()
+        return spelling("env", self.field)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The current name first, then the former ones."""
+        return (self.field, *self.former)
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -61,10 +82,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "C1,C2,...", "all"),
     OptionSpec("skills", "Restrict the dynamic draw to these skills", "SKILL,...", "all"),
     OptionSpec("domains", "Restrict the dynamic draw to these domains", "DOMAIN,...", "all"),
-    OptionSpec("seeds", "Directory of requirement seeds for the dynamic suite", "DIR",
-               "the seeds/ directory of the project", path=""),
+    OptionSpec("templates", "Directory of requirement templates for the dynamic suite", "DIR",
+               "the library shipped in the package", path="", former=("seeds",)),
     OptionSpec("generator", "Model that elaborates each drawn requirement (three-stage pipeline)",
-               "MODEL", "none: offline seed variants"),
+               "MODEL", "none: offline template variants"),
     OptionSpec("judges", "Judge panel: r2r/static and/or LiteLLM model strings, or none",
                "MODEL,...", "r2r/static for the dynamic suite, none for static suites"),
     OptionSpec("exclude_self_judging", "Leave out judges of the target model's family",

@@ -89,7 +89,7 @@ _SCALARS = (type(None), bool, int, float, str)
 
 
 def decode_plain(data: Any, depth: int = 0) -> Any:
-    """Rebuild a value from the runner's tagged encoding (see ``tagged`` in the runner).
+    """Rebuild a value from the harness's tagged encoding (``tagged`` in ``sandboxed/harness.py``).
 
     The result holds exact builtin types only, so comparing it runs no code of the
     program under test; anything else raises :class:`NotPlain`.

@@ -1,7 +1,8 @@
-"""Decomposing HumanEval's ``check(candidate)`` so that verdicts are decided on the host.
+"""Decomposing HumanEval's ``check(candidate)`` into tests, and the asserts the host decides.
 
 Every top-level statement of ``check`` that holds an assert is one test. Each
-``candidate(...)`` call becomes ``__r2r_call__(site, args, kwargs)``, so a run of
+``candidate(...)`` call — and each call of the entry point by its name, which in the
+program is the same function — becomes ``__r2r_call__(site, args, kwargs)``, so a run of
 the check can record (and later replay) the calls the test makes. An assert of a
 shape the host can evaluate — whitelisted operators and pure functions around
 candidate calls whose arguments do not involve the candidate — becomes
@@ -11,6 +12,12 @@ the host evaluates the assert on the candidate's returned values. A test whose
 asserts are all of that shape, and whose calls all sit inside them, is
 *host-decided*; the others are judged by a checker run in which no candidate code
 exists (see :mod:`._replay`).
+
+A check that cannot be instrumented (the candidate passed around as a value, ``*args``
+calls, a top-level ``return``, an argument inspected after a call) is split into the
+same tests with its statements as written — in the sandbox the candidate's name is then
+bound to the recording or answering function — and no test is host-decided. A check
+whose statements cannot be split is one test, ``check``.
 """
 
 from __future__ import annotations
@@ -66,9 +73,9 @@ class HostAssert:
 
 
 @dataclass(frozen=True)
-class PlanStep:
-    """One top-level statement of ``check``, instrumented; ``test`` is its test index, if any.
-    A step read back from :func:`plan_data` has its source and no tree."""
+class CheckStep:
+    """One top-level statement of ``check``; ``test`` is its test index, if any. A step
+    read back from :func:`check_data`, or left as written, has its source and no tree."""
 
     tree: ast.stmt | None
     test: int | None
@@ -83,61 +90,100 @@ class PlanStep:
 
 
 @dataclass
-class CheckPlan:
-    """The decomposition of one ``check``: replayable or not, and which tests the host decides."""
+class DecomposedCheck:
+    """One ``check`` split into steps and tests, and which tests the host decides."""
 
     param: str
-    steps: list[PlanStep]
+    entry: str
+    """The entry point's name when the check may call the candidate by it ('' otherwise)."""
+    steps: list[CheckStep]
     asserts: dict[int, HostAssert]
     host_tests: frozenset[int]
     shown: list[str]
     """Each test's original source (for reports)."""
-    replayable: bool
     why_not: str = ""
+    """Why the steps are the statements as written, not instrumented ('' when instrumented)."""
+    whole: bool = False
+    """The whole check is one test (its statements could not be split)."""
 
     @property
     def tests(self) -> int:
         return len(self.shown)
 
+    @property
+    def names(self) -> list[str]:
+        """The tests' names in results."""
+        return ["check"] if self.whole else [f"check[{index}]" for index in range(self.tests)]
+
 
 @lru_cache(maxsize=512)
-def plan_check(test: str) -> CheckPlan:
-    """The plan for a HumanEval-form ``test`` (``replayable`` False when it cannot be replayed)."""
+def decompose(test: str, entry_point: str = "") -> DecomposedCheck:
+    """The decomposition of a HumanEval-form ``test`` of the function ``entry_point``; raises
+    ``SyntaxError`` when it does not parse."""
     tree = ast.parse(test)
     check = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"),
                  None)
-    if check is None or not check.args.args:
-        return CheckPlan("candidate", [], {}, frozenset(), [], False, "no check(candidate)")
-    param = check.args.args[0].arg
     assigned = assigned_names(tree)
+    entry = entry_point if entry_point.isidentifier() and entry_point not in assigned else ""
+    if check is None or not check.args.args:
+        return _as_written(test, check, "candidate", entry, "no check(candidate)")
+    param = check.args.args[0].arg
     lines = split_lines(test)
-    builder = _Builder(param, assigned, lines)
-    steps: list[PlanStep] = []
+    builder = _Builder(frozenset({param, entry} - {""}), assigned, lines)
+    steps: list[CheckStep] = []
     shown: list[str] = []
     host: set[int] = set()
     for stmt in check.body:
-        original = textwrap.dedent(segment(lines, stmt))
-        has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(stmt))
-        index = len(shown) if has_assert else None
+        index = len(shown) if _holds_assert(stmt) else None
         try:
             instrumented, decided = builder.statement(stmt)
-        except _NotReplayable as exc:
-            return CheckPlan(param, [], {}, frozenset(), [], False, str(exc))
+        except _NotInstrumentable as exc:
+            return _as_written(test, check, param, entry, str(exc))
         if index is not None:
-            shown.append(original)
+            shown.append(textwrap.dedent(segment(lines, stmt)))
             if decided:
                 host.add(index)
-        steps.append(PlanStep(instrumented, index))
+        steps.append(CheckStep(instrumented, index))
     if not shown:
-        return CheckPlan(param, [], {}, frozenset(), [], False, "check() holds no assert")
-    return CheckPlan(param, steps, builder.asserts, frozenset(host), shown, True)
+        return _as_written(test, check, param, entry, "check() holds no assert")
+    return DecomposedCheck(param, entry, steps, builder.asserts, frozenset(host), shown)
 
 
-def plan_data(plan: CheckPlan) -> dict[str, Any] | None:
-    """``plan`` as JSON data for :func:`plan_from_data`; None when it would not read back the
-    same: an assert whose source parses to another tree, or a literal ``repr`` loses."""
+def _as_written(test: str, check: ast.FunctionDef | None, param: str, entry: str,
+                why: str) -> DecomposedCheck:
+    """The check's top-level statements as written, each holding an assert one test; or the
+    whole check as one test when none holds an assert or one cannot stand alone (a
+    top-level ``return``)."""
+    whole = DecomposedCheck(param, entry, [CheckStep(None, 0, f"check({param})")], {},
+                            frozenset(), [f"check({param})"], why, whole=True)
+    if check is None or not any(_holds_assert(stmt) for stmt in check.body):
+        return whole
+    lines = split_lines(test)
+    steps: list[CheckStep] = []
+    shown: list[str] = []
+    for stmt in check.body:
+        source = textwrap.dedent(segment(lines, stmt))
+        try:
+            compile(source, "<check>", "exec", dont_inherit=True)
+        except SyntaxError:
+            return whole
+        index = len(shown) if _holds_assert(stmt) else None
+        if index is not None:
+            shown.append(source)
+        steps.append(CheckStep(None, index, source))
+    return DecomposedCheck(param, entry, steps, {}, frozenset(), shown, why)
+
+
+def _holds_assert(stmt: ast.stmt) -> bool:
+    """A top-level statement holding an assert (a loop of asserts too) is one test."""
+    return any(isinstance(node, ast.Assert) for node in ast.walk(stmt))
+
+
+def check_data(check: DecomposedCheck) -> dict[str, Any] | None:
+    """``check`` as JSON data for :func:`check_from_data`; None when it would not read back
+    the same: an assert whose source parses to another tree, or a literal ``repr`` loses."""
     asserts: dict[str, Any] = {}
-    for key, host in plan.asserts.items():
+    for key, host in check.asserts.items():
         source = ast.unparse(host.expr)
         if _outline(ast.parse(source, mode="eval").body) != _outline(host.expr):
             return None
@@ -149,14 +195,14 @@ def plan_data(plan: CheckPlan) -> dict[str, Any] | None:
                 return None
             nodes.append([order[node_id], node.kind, node.key, value])
         asserts[str(key)] = {"expr": source, "nodes": nodes}
-    return {"param": plan.param, "steps": [[step.source, step.test] for step in plan.steps],
-            "asserts": asserts, "host_tests": sorted(plan.host_tests), "shown": plan.shown,
-            "replayable": plan.replayable, "why_not": plan.why_not}
+    return {"param": check.param, "entry": check.entry, "steps": [[step.source, step.test] for step in check.steps],
+            "asserts": asserts, "host_tests": sorted(check.host_tests), "shown": check.shown,
+            "why_not": check.why_not, "whole": check.whole}
 
 
-def plan_from_data(data: dict[str, Any]) -> CheckPlan:
-    """The plan :func:`plan_data` wrote; raises ``KeyError``, ``TypeError``, ``ValueError``
-    or ``SyntaxError`` for data it did not write."""
+def check_from_data(data: dict[str, Any]) -> DecomposedCheck:
+    """The decomposition :func:`check_data` wrote; raises ``KeyError``, ``TypeError``,
+    ``ValueError`` or ``SyntaxError`` for data it did not write."""
     asserts: dict[int, HostAssert] = {}
     for key, item in data["asserts"].items():
         expr = ast.parse(item["expr"], mode="eval").body
@@ -164,10 +210,11 @@ def plan_from_data(data: dict[str, Any]) -> CheckPlan:
         nodes = {id(walked[index]): Node(kind, node_key, ast.literal_eval(value))
                  for index, kind, node_key, value in item["nodes"]}
         asserts[int(key)] = HostAssert(expr, nodes)
-    steps = [PlanStep(None, test, str(source)) for source, test in data["steps"]]
-    return CheckPlan(str(data["param"]), steps, asserts, frozenset(data["host_tests"]),
-                     [str(text) for text in data["shown"]], bool(data["replayable"]),
-                     str(data["why_not"]))
+    steps = [CheckStep(None, test, str(source)) for source, test in data["steps"]]
+    return DecomposedCheck(str(data["param"]), str(data["entry"]), steps, asserts,
+                           frozenset(data["host_tests"]),
+                           [str(text) for text in data["shown"]], str(data["why_not"]),
+                           bool(data["whole"]))
 
 
 def _outline(tree: ast.AST) -> list[Any]:
@@ -201,13 +248,15 @@ def _fresh_copy(lines: list[str], stmt: ast.stmt) -> ast.stmt:
     return ast.parse(ast.unparse(stmt)).body[0]
 
 
-class _NotReplayable(Exception):
-    """The candidate is used other than by plain calls, or the check cannot be split."""
+class _NotInstrumentable(Exception):
+    """The candidate is used other than by plain calls, or a statement cannot be rewritten."""
 
 
 class _Builder:
-    def __init__(self, param: str, assigned: frozenset[str], lines: list[str]) -> None:
-        self.param, self.assigned, self.lines = param, assigned, lines
+    def __init__(self, callees: frozenset[str], assigned: frozenset[str],
+                 lines: list[str]) -> None:
+        self.callees, self.assigned, self.lines = callees, assigned, lines
+        """``callees``: the names of the candidate in the check."""
         self.asserts: dict[int, HostAssert] = {}
         self.sites = 0
         self.leaves = 0
@@ -219,18 +268,21 @@ class _Builder:
         self._free_nodes: dict[ast.AST, bool] = {}
         """Node → whether it is free of the candidate; the keys keep the nodes alive."""
 
+    def callee(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id in self.callees
+
     def statement(self, stmt: ast.stmt) -> tuple[ast.stmt, bool]:
         """The instrumented ``stmt`` (a new tree) and whether the host decides all of it."""
         decided = True
         calls_outside = False
         for node in ast.walk(stmt):
             if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global)):
-                raise _NotReplayable(f"check() uses {type(node).__name__.lower()} at top level")
+                raise _NotInstrumentable(f"check() uses {type(node).__name__.lower()} at top level")
             if isinstance(node, ast.Assert) and self._free(node.test) and self.passed & {
                     n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}:
-                raise _NotReplayable("check() inspects an argument after a call (a mutation)")
+                raise _NotInstrumentable("check() inspects an argument after a call (a mutation)")
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and is_name(node.func, self.param):
+            if isinstance(node, ast.Call) and self.callee(node.func):
                 self.passed |= {a.id for a in node.args if isinstance(a, ast.Name)}
         new = _Rewriter(self).visit(_fresh_copy(self.lines, stmt))
         for node in outside_host_asserts(new):
@@ -246,7 +298,7 @@ class _Builder:
         """``candidate(a, k=b)`` → ``__r2r_call__(site, (a,), {'k': b})``."""
         if any(isinstance(a, ast.Starred) for a in node.args) or any(
                 k.arg is None for k in node.keywords):
-            raise _NotReplayable("a candidate call with * or ** arguments")
+            raise _NotInstrumentable("a candidate call with * or ** arguments")
         self.sites += 1
         kwargs = ast.Dict(keys=[ast.Constant(k.arg) for k in node.keywords],
                           values=[k.value for k in node.keywords])
@@ -260,34 +312,34 @@ class _Builder:
         if not self._shape(original):
             return None
         key = len(self.asserts)
-        plan = HostAssert(original)
-        rewritten = self._instrument(original, plan)
-        self.asserts[key] = plan
+        host = HostAssert(original)
+        rewritten = self._instrument(original, host)
+        self.asserts[key] = host
         lam = ast.Lambda(ast.arguments([], [], None, [], [], None, []), rewritten)
         return ast.Expr(ast.Call(ast.Name("__r2r_assert__", ast.Load()),
                                  [ast.Constant(key), lam], []))
 
-    def _instrument(self, node: ast.expr, plan: HostAssert) -> ast.expr:
+    def _instrument(self, node: ast.expr, host: HostAssert) -> ast.expr:
         if self._free(node):
             value = literal(node)
             if value is not MISSING:
-                plan.nodes[id(node)] = Node("literal", value=value)
+                host.nodes[id(node)] = Node("literal", value=value)
                 return node
             self.leaves += 1
-            plan.nodes[id(node)] = Node("leaf", self.leaves)
+            host.nodes[id(node)] = Node("leaf", self.leaves)
             return ast.Call(ast.Name("__r2r_leaf__", ast.Load()),
                             [ast.Constant(self.leaves), node], [])
-        if isinstance(node, ast.Call) and is_name(node.func, self.param):
+        if isinstance(node, ast.Call) and self.callee(node.func):
             new = self.call(node)
-            plan.nodes[id(node)] = Node("site", self.sites)
+            host.nodes[id(node)] = Node("site", self.sites)
             return new
         copy = shallow_copy(node)
         for name, value in ast.iter_fields(node):
             if isinstance(value, ast.expr) and name != "func":
-                setattr(copy, name, self._instrument(value, plan))
+                setattr(copy, name, self._instrument(value, host))
             elif isinstance(value, list):
-                setattr(copy, name, [self._instrument(v, plan) if isinstance(v, ast.expr) else
-                                     _keyword(v, self, plan) if isinstance(v, ast.keyword) else v
+                setattr(copy, name, [self._instrument(v, host) if isinstance(v, ast.expr) else
+                                     _keyword(v, self, host) if isinstance(v, ast.keyword) else v
                                      for v in value])
         return copy
 
@@ -296,7 +348,7 @@ class _Builder:
         every subtree)."""
         found = self._free_nodes.get(node)
         if found is None:
-            found = not is_name(node, self.param) and all(
+            found = not self.callee(node) and all(
                 self._free(child) for child in ast.iter_child_nodes(node))
             self._free_nodes[node] = found
         return found
@@ -305,7 +357,7 @@ class _Builder:
         """True when ``node`` involves the candidate only in ways the host can evaluate."""
         if self._free(node):
             return True
-        if isinstance(node, ast.Call) and is_name(node.func, self.param):
+        if isinstance(node, ast.Call) and self.callee(node.func):
             return all(self._free(a) for a in node.args) and all(self._free(k.value)
                                                                 for k in node.keywords)
         if isinstance(node, ast.Compare):
@@ -348,22 +400,22 @@ class _Rewriter(ast.NodeTransformer):
         return replaced if replaced is not None else self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        if not is_name(node.func, self.builder.param):
+        if not self.builder.callee(node.func):
             return self.generic_visit(node)
         node.args = [self.visit(a) for a in node.args]
         node.keywords = [self.visit(k) for k in node.keywords]
         return self.builder.call(node)
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id == self.builder.param:
-            raise _NotReplayable(f"check() uses {node.id} other than by calling it")
+        if node.id in self.builder.callees:
+            raise _NotInstrumentable(f"check() uses {node.id} other than by calling it")
         return node
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
         if not self.builder._free(node):
-            raise _NotReplayable("the candidate is called inside a lambda")
+            raise _NotInstrumentable("the candidate is called inside a lambda")
         return node
 
 
-def _keyword(value: ast.keyword, builder: _Builder, plan: HostAssert) -> ast.keyword:
-    return ast.keyword(value.arg, builder._instrument(value.value, plan))
+def _keyword(value: ast.keyword, builder: _Builder, host: HostAssert) -> ast.keyword:
+    return ast.keyword(value.arg, builder._instrument(value.value, host))

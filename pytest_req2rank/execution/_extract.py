@@ -10,8 +10,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..suites import defines
-
 ENTRY_FILE = "solution.py"
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+\-.]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _CODE_TAGS = {"", "python", "py", "python3"}
@@ -121,3 +119,19 @@ def _fenced_block(text: str, entry_point: str | None) -> str | None:
             if defines(body, entry_point):
                 return body
     return max(blocks, key=len)
+
+
+def defines(code: str, name: str) -> bool:
+    """True when ``code`` parses and defines ``name`` at module level."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return True
+    return False

@@ -1,66 +1,58 @@
-"""Grading code against a task's tests: syntax on the host, runs in the sandbox, verdicts on the host."""
+"""Grading code against a task's tests: what fails before anything runs is found on the host,
+the rest runs in the sandbox, and every verdict is decided on the host.
+
+:func:`grade` hands each task form to its grader — ``check(candidate)`` to
+:mod:`._replay`, stdin → stdout cases to :mod:`._io` — and :func:`grade_probes` a
+requirement's probes to :mod:`._probes`; each returns its tests' outcomes, which become
+one :class:`ExecutionResult` here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..models import ExecutionResult, IOCase, Probe, Task, TestOutcome, TestStatus, final_status
-from ..sandbox import PYTHON, ExecOutcome, ExecRequest, PathEscape, Sandbox, check_path
-from ..suites import defines
-from ._compare import outputs_match
-from ._extract import ENTRY_FILE
-from ._harness import (
-    SHOWN_CHARS,
-    SandboxFailed,
-    check_outcomes,
-    check_steps,
-    compile_error,
-    execute,
-    probe_outcomes,
-    process_failure,
-    prompt_module,
-    read_records,
-    runner_request,
-)
+from ..models import ExecutionResult, Probe, Task, TestOutcome, TestStatus, final_status
+from ..sandbox import PathEscape, Sandbox, check_path
+from ._execute import SandboxFailed
+from ._extract import ENTRY_FILE, defines
+from ._io import case_outcomes
+from ._probes import probe_outcomes
 from ._recording import ReferenceCache, default_directory
-from ._replay import TIMEOUT_FACTOR, replay_grade
+from ._replay import TIMEOUT_FACTOR, Ungradable, check_outcomes
 
 REFERENCE_CACHE = ReferenceCache(default_directory())
 """The process-wide cache of reference recordings, persisted in :func:`default_directory`."""
 
 
 def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float,
-          timeout_factor: float = TIMEOUT_FACTOR, reference_cache: ReferenceCache | None = None,
-          replay: bool = True) -> ExecutionResult:
+          timeout_factor: float = TIMEOUT_FACTOR,
+          reference_cache: ReferenceCache | None = None) -> ExecutionResult:
     """Grade ``files`` (``solution.py`` is the program) against ``task``'s tests.
 
     ``timeout_s`` is the base budget of one test (an I/O case, a ``check`` test); a
     HumanEval-form test gets ``max(timeout_s, timeout_factor x the reference's time)``.
-    Function-form tasks are graded by record and replay (:mod:`._replay`) unless
-    ``replay`` is False or the check cannot be replayed; ``reference_cache`` holds
-    the reference recordings (default: :data:`REFERENCE_CACHE`).
+    ``reference_cache`` holds the reference recordings (default: :data:`REFERENCE_CACHE`).
     Raises ``ValueError`` for a task without tests: it cannot be judged.
     """
     if task.form == "io" and not task.cases:  # a check() always makes at least one test
         raise ValueError(f"task {task.task_id!r} has no tests")
     files = _program(task, files)
+    cache = reference_cache or REFERENCE_CACHE
     problem = _static_problem(files)
     if problem is not None:
-        status, detail = problem
-        return _result([TestOutcome(name=n, status=status, detail=detail)
-                        for n in _test_names(task)], 0.0, sandbox)
+        names = ([f"case[{index}]" for index in range(len(task.cases))] if task.form == "io"
+                 else cache.decomposition(task.test or "", task.entry_point or "").names)
+        return _result([TestOutcome(name=name, status=problem[0], detail=problem[1])
+                        for name in names], 0.0, sandbox.name)
     try:
         if task.form == "io":
-            return _grade_io(files, task.cases, sandbox, timeout_s)
-        if replay:
-            replayed = replay_grade(task, files, sandbox, timeout_s=timeout_s,
-                                    timeout_factor=timeout_factor,
-                                    cache=reference_cache or REFERENCE_CACHE)
-            if replayed is not None:
-                return _result(*replayed, sandbox)
-        return _grade_check(task, files, sandbox, timeout_s)
-    except SandboxFailed as exc:
+            tests, duration = case_outcomes(files, task.cases, sandbox, timeout_s=timeout_s)
+        else:
+            tests, duration = check_outcomes(task, files, sandbox, timeout_s=timeout_s,
+                                             timeout_factor=timeout_factor, cache=cache)
+    except (SandboxFailed, Ungradable) as exc:
         return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
+    return _result(tests, duration, sandbox.name)
 
 
 def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbox, *,
@@ -71,63 +63,14 @@ def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbo
         raise ValueError("grade_probes() needs at least one probe")
     problem = _static_problem({**files, "<setup>.py": setup})
     if problem is not None:
-        status, detail = problem
-        return _result([TestOutcome(name=p.name, status=status, detail=detail) for p in probes],
-                       0.0, sandbox)
-    spec = {"mode": "probes", "setup": setup,
-            "probes": [{"name": p.name, "code": p.code} for p in probes]}
-    request, nonce = runner_request(files, spec, len(probes), timeout_s=timeout_s,
-                                    warm=sandbox.warm_modules)
+        return _result([TestOutcome(name=p.name, status=problem[0], detail=problem[1])
+                        for p in probes], 0.0, sandbox.name)
     try:
-        outcome = execute(sandbox, request)
+        tests, duration = probe_outcomes(files, probes, sandbox, timeout_s=timeout_s,
+                                         setup=setup)
     except SandboxFailed as exc:
         return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
-    records = read_records(outcome, nonce, len(probes))
-    return _result(probe_outcomes(records, probes, outcome), outcome.duration_s, sandbox)
-
-
-def _grade_check(task: Task, files: dict[str, str], sandbox: Sandbox,
-                 timeout_s: float) -> ExecutionResult:
-    param, steps = check_steps(task.test or "")
-    spec = {"mode": "check", "module": ENTRY_FILE.removesuffix(".py"),
-            "entry_point": task.entry_point, "prompt": prompt_module(task.prompt), "test": task.test,
-            "param": param,
-            "steps": [{"kind": s.kind, "name": s.name, "source": s.source} for s in steps]}
-    count = sum(step.kind == "test" for step in steps)
-    request, nonce = runner_request(files, spec, count, timeout_s=timeout_s,
-                                    warm=sandbox.warm_modules)
-    outcome = execute(sandbox, request)
-    records = read_records(outcome, nonce, count)
-    return _result(check_outcomes(records, steps, outcome), outcome.duration_s, sandbox)
-
-
-def _grade_io(files: dict[str, str], cases: Sequence[IOCase], sandbox: Sandbox,
-              timeout_s: float) -> ExecutionResult:
-    tests: list[TestOutcome] = []
-    duration = 0.0
-    for index, case in enumerate(cases):
-        request = ExecRequest(files=files, argv=(PYTHON, ENTRY_FILE), stdin=case.input,
-                              timeout_s=timeout_s)
-        outcome = execute(sandbox, request)
-        duration += outcome.duration_s
-        status, detail = _io_verdict(outcome, case)
-        tests.append(TestOutcome(
-            name=f"case[{index}]", status=status, detail=detail,
-            input=case.input[:SHOWN_CHARS], expected=case.output[:SHOWN_CHARS],
-            actual=outcome.stdout[:SHOWN_CHARS], duration_s=outcome.duration_s,
-        ))
-    return _result(tests, duration, sandbox)
-
-
-def _io_verdict(outcome: ExecOutcome, case: IOCase) -> tuple[TestStatus, str]:
-    if outcome.output_truncated:
-        return "wrong_answer", "output limit exceeded"
-    failure = process_failure(outcome)
-    if failure is not None:
-        return failure
-    if outputs_match(outcome.stdout, case.output):
-        return "success", ""
-    return "wrong_answer", "output differs from the expected output"
+    return _result(tests, duration, sandbox.name)
 
 
 def _program(task: Task, files: dict[str, str]) -> dict[str, str]:
@@ -151,24 +94,28 @@ def _static_problem(files: Mapping[str, str]) -> tuple[TestStatus, str] | None:
             return "runtime_error", str(exc)
     for name, source in files.items():
         if name.endswith(".py"):
-            error = compile_error(source, name)
+            error = _compile_error(source, name)
             if error:
                 return "syntax_error", error
     return None
 
 
-def _test_names(task: Task) -> list[str]:
-    if task.form == "io":
-        return [f"case[{index}]" for index in range(len(task.cases))]
-    _, steps = check_steps(task.test or "")
-    return [step.name for step in steps if step.kind == "test"]
+def _compile_error(source: str, name: str) -> str | None:
+    """The compiler's message, or None; compiles only, never executes."""
+    try:
+        compile(source, name or "<string>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"{name}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        return f"{name}: {type(exc).__name__}: {exc}"
+    return None
 
 
-def _result(tests: list[TestOutcome], duration: float, sandbox: Sandbox) -> ExecutionResult:
+def _result(tests: list[TestOutcome], duration: float, sandbox: str) -> ExecutionResult:
     status = final_status(test.status for test in tests)
     reason = None
     if status != "success":
         first = next(test for test in tests if test.status == status)
         reason = f"{status}: {first.name}: {first.detail}" if first.detail else f"{status}: {first.name}"
     return ExecutionResult(status=status, tests=tests, duration_s=duration, reason=reason,
-                           sandbox=sandbox.name)
+                           sandbox=sandbox)

@@ -1,165 +1,78 @@
-"""Host side of the in-sandbox runner: building its request, accepting only its own records."""
+"""The host side of the grading harness (:mod:`pytest_req2rank.sandboxed.harness`): one
+execution of it, and only its own records read back (each carries the execution's nonce)."""
 
 from __future__ import annotations
 
-import ast
 import base64
 import json
 import marshal
 import secrets
-import signal
-import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from importlib.util import MAGIC_NUMBER
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from ..errors import Req2RankError
-from ..models import Probe, TestOutcome, TestStatus
+from .. import sandboxed
+from ..models import TestStatus
 from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
-from ._ast_tools import segment, split_lines
-from ._compare import values_match
+from ._execute import SHOWN_CHARS, execute, process_failure
 
-RUNNER_FILE = "_r2r_runner.py"
+START_FILE = "_r2r_start.py"
 BOOT_MODULE = "_r2r_boot"
 WARM_START = f"__import__({BOOT_MODULE!r}).start()\n"
-"""``_r2r_runner.py`` when the sandbox has imported the boot module and the runner's."""
-MODULES = {"_r2r_main": "_harness_runner.py", "_r2r_replay": "_replay_runner.py"}
-"""The runner's modules in the sandbox, and their sources here."""
+"""``_r2r_start.py`` when the sandbox has imported the boot module and the harness's."""
+MODULES = {"_r2r_harness": "harness", "_r2r_replay": "replay"}
+"""The harness's modules in the sandbox, and their names in :mod:`pytest_req2rank.sandboxed`."""
 REPLAY_MODES = frozenset({"record", "calls", "checker"})
 TIMEOUTS_PER_EXECUTION = 3
 """An execution's budget is this many per-test budgets: a few looping tests are each
 ``timeout`` while the others still run; beyond that, the rest are ``timeout`` unrun."""
 STARTUP_SLACK_S = 1.0
-SHOWN_CHARS = 500
-ATTEMPTS = 2
-"""A sandbox failure is retried once, then the item is ``sandbox_error``."""
-
-_CHECK_STATUS: dict[str, TestStatus] = {
-    "pass": "success", "fail": "wrong_answer", "nonplain": "wrong_answer",
-    "toolarge": "wrong_answer", "error": "runtime_error", "timeout": "timeout",
-}
-
-
-class SandboxFailed(Req2RankError):
-    """The sandbox itself failed twice; nothing can be said about the code."""
-
-
-def execute(sandbox: Sandbox, request: ExecRequest) -> ExecOutcome:
-    """Run ``request``, retrying once when the sandbox itself fails; raises SandboxFailed."""
-    error = "no attempt"
-    for _ in range(ATTEMPTS):
-        try:
-            outcome = sandbox.run(request)
-        except Exception as exc:  # noqa: BLE001 - a backend bug is the sandbox's fault, not the model's
-            outcome = ExecOutcome(error=f"{type(exc).__name__}: {exc}")
-        if outcome.error is None:
-            return outcome
-        error = outcome.error
-    raise SandboxFailed(f"the sandbox failed twice: {error}")
 
 
 @dataclass(frozen=True)
-class Step:
-    """One top-level statement of ``check``: setup, or an assert that is one test."""
+class HarnessRun:
+    """What one execution of the harness reported: a record per test index (None where none
+    carried the nonce) and the process's outcome."""
 
-    kind: Literal["setup", "test"]
-    name: str
-    source: str
+    records: list[dict[str, Any] | None]
+    outcome: ExecOutcome
 
-
-@cache
-def runner_source(name: str = "_harness_runner.py") -> str:
-    return Path(__file__).with_name(name).read_text(encoding="utf-8")
-
-
-@cache
-def _runner_modules(replay: bool) -> dict[str, str]:
-    """The runner's modules, by name in the sandbox, with their sources."""
-    return {name: runner_source(source) for name, source in MODULES.items()
-            if replay or name != "_r2r_replay"}
+    def missing(self) -> tuple[TestStatus, str]:
+        """Why a test has no record: the process's fault, never a pass."""
+        failure = process_failure(self.outcome)
+        if failure is None:
+            return "runtime_error", "the process exited (code 0) before reporting this test"
+        status, detail = failure
+        return status, f"{detail} (before reporting this test)"
 
 
-@cache
-def _compiled(replay: bool) -> str:
-    """The runner's modules compiled here (stdin lines for ``_runner_boot.py``)."""
-    codes = {name: compile(source, f"{name}.py", "exec", dont_inherit=True)
-             for name, source in _runner_modules(replay).items()}
-    return f"{MAGIC_NUMBER.hex()}\n{base64.b64encode(marshal.dumps(codes)).decode()}\n"
+def run_harness(sandbox: Sandbox, spec: dict[str, Any], *, files: Mapping[str, str], tests: int,
+                timeout_s: float, limits: Limits | None = None) -> HarnessRun:
+    """Run the harness on ``files`` with ``spec`` for ``tests`` tests, each within
+    ``timeout_s``; raises :class:`SandboxFailed` when the sandbox fails twice."""
+    request, nonce = _request(files, spec, tests, timeout_s=timeout_s, limits=limits or Limits(),
+                              warm=sandbox.warm_modules)
+    outcome = execute(sandbox, request)
+    return HarnessRun(_records(outcome, nonce, tests), outcome)
 
 
-@lru_cache(maxsize=512)
-def check_steps(test: str) -> tuple[str, tuple[Step, ...]]:
-    """``check``'s parameter name and its steps; the whole check is one test without top-level asserts."""
-    tree = ast.parse(test)
-    check = next((node for node in tree.body
-                  if isinstance(node, ast.FunctionDef) and node.name == "check"), None)
-    param = check.args.args[0].arg if check is not None and check.args.args else "candidate"
-    whole = (Step("test", "check", f"check({param})"),)
-    if check is None or not any(_holds_assert(stmt) for stmt in check.body):
-        return param, whole
-    steps: list[Step] = []
-    lines = split_lines(test)
-    for stmt in check.body:
-        source = textwrap.dedent(segment(lines, stmt))
-        try:
-            compile(source, "<check>", "exec")
-        except SyntaxError:  # e.g. a top-level return: only valid inside the function
-            return param, whole
-        tests = sum(step.kind == "test" for step in steps)
-        if _holds_assert(stmt):
-            steps.append(Step("test", f"check[{tests}]", source))
-        else:
-            steps.append(Step("setup", f"setup before check[{tests}]", source))
-    return param, tuple(steps)
-
-
-def prompt_module(prompt: str) -> str:
-    """The prompt as a module whose helpers the test may use (HumanEval's tests call some)."""
-    for candidate in (prompt, prompt.rstrip() + "\n    pass\n"):
-        if compile_error(candidate, "<prompt>") is None:
-            return candidate
-    return ""
-
-
-def compile_error(source: str, name: str) -> str | None:
-    """The compiler's message, or None; compiles only, never executes."""
-    try:
-        compile(source, name or "<string>", "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return f"{name}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
-    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        return f"{name}: {type(exc).__name__}: {exc}"
-    return None
-
-
-def _holds_assert(stmt: ast.stmt) -> bool:
-    """A top-level statement holding an assert (a loop of asserts too) is one test."""
-    return any(isinstance(node, ast.Assert) for node in ast.walk(stmt))
-
-
-def runner_request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *,
-                   timeout_s: float, limits: Limits | None = None,
-                   warm: bool = False) -> tuple[ExecRequest, str]:
-    """The request that runs the runner on ``files`` for ``tests`` tests, and its nonce.
-
-    ``warm``: the sandbox imports the runner's modules ahead of the run
-    (:attr:`Sandbox.warm_modules`), so they are not shipped compiled on stdin.
-    """
-    limits = limits or Limits()
+def _request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *, timeout_s: float,
+             limits: Limits, warm: bool) -> tuple[ExecRequest, str]:
+    """The request, and its nonce. ``warm``: the sandbox imports the harness's modules ahead
+    of the run (:attr:`Sandbox.warm_modules`), so they are not shipped compiled on stdin."""
     nonce = secrets.token_hex(16)
     budget = timeout_s * min(max(tests, 1), TIMEOUTS_PER_EXECUTION)
     spec = {**spec, "per_test_s": timeout_s, "budget_s": budget,
             "record_bytes": max(2_000, limits.output_bytes // (tests + 1))}
     replay = spec.get("mode") in REPLAY_MODES
-    boot = runner_source("_runner_boot.py")
-    modules = {BOOT_MODULE: boot, **_runner_modules(replay)} if warm else _runner_modules(replay)
+    boot = sandboxed.source("boot")
+    modules = {BOOT_MODULE: boot, **_modules(replay)} if warm else _modules(replay)
     request = ExecRequest(
-        files={**files, RUNNER_FILE: WARM_START if warm else boot},
+        files={**files, START_FILE: WARM_START if warm else boot},
         modules=modules,
-        argv=(PYTHON, RUNNER_FILE),
+        argv=(PYTHON, START_FILE),
         stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n"
               + ("\n\n" if warm else _compiled(replay)),
         timeout_s=budget + max(STARTUP_SLACK_S, timeout_s),
@@ -168,8 +81,23 @@ def runner_request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *
     return request, nonce
 
 
-def read_records(outcome: ExecOutcome, nonce: str, count: int) -> list[dict[str, Any] | None]:
-    """The runner's record for each test index; ``None`` where none carried the nonce."""
+@cache
+def _modules(replay: bool) -> dict[str, str]:
+    """The harness's modules, by name in the sandbox, with their sources."""
+    return {name: sandboxed.source(source) for name, source in MODULES.items()
+            if replay or name != "_r2r_replay"}
+
+
+@cache
+def _compiled(replay: bool) -> str:
+    """The harness's modules compiled here (stdin lines for the boot module)."""
+    codes = {name: compile(source, f"{name}.py", "exec", dont_inherit=True)
+             for name, source in _modules(replay).items()}
+    return f"{MAGIC_NUMBER.hex()}\n{base64.b64encode(marshal.dumps(codes)).decode()}\n"
+
+
+def _records(outcome: ExecOutcome, nonce: str, count: int) -> list[dict[str, Any] | None]:
+    """The harness's first record for each test index; ``None`` where none carried the nonce."""
     records: list[dict[str, Any] | None] = [None] * count
     for line in outcome.stdout.splitlines():
         try:
@@ -184,94 +112,8 @@ def read_records(outcome: ExecOutcome, nonce: str, count: int) -> list[dict[str,
     return records
 
 
-def process_failure(outcome: ExecOutcome) -> tuple[TestStatus, str] | None:
-    """The process's own failure (timeout, signal, non-zero exit), or None when it exited 0."""
-    if outcome.timed_out:
-        return "timeout", "killed at the wall timeout"
-    if outcome.signal == signal.SIGXCPU:
-        return "timeout", "CPU time limit exceeded"
-    last = next((line.strip() for line in reversed(outcome.stderr.splitlines()) if line.strip()),
-                "")[:SHOWN_CHARS]
-    if outcome.signal is not None:
-        try:
-            name = signal.Signals(outcome.signal).name
-        except ValueError:
-            name = f"signal {outcome.signal}"
-        return "runtime_error", f"killed by {name}" + (f": {last}" if last else "")
-    if outcome.exit_code != 0:
-        return "runtime_error", last or f"exited with code {outcome.exit_code}"
-    return None
-
-
-def missing_verdict(outcome: ExecOutcome) -> tuple[TestStatus, str]:
-    """Why a test has no record: the process's fault, never a pass."""
-    failure = process_failure(outcome)
-    if failure is None:
-        return "runtime_error", "the process exited (code 0) before reporting this test"
-    status, detail = failure
-    return status, f"{detail} (before reporting this test)"
-
-
-def check_outcomes(records: Sequence[dict[str, Any] | None], steps: Sequence[Step],
-                   outcome: ExecOutcome) -> list[TestOutcome]:
-    tests = [step for step in steps if step.kind == "test"]
-    found: list[TestOutcome] = []
-    for step, record in zip(tests, records):
-        shown = step.source.strip()[:SHOWN_CHARS]
-        if record is None:
-            status, detail = missing_verdict(outcome)
-            found.append(TestOutcome(name=step.name, status=status, detail=detail, input=shown))
-            continue
-        status = _CHECK_STATUS.get(str(record.get("status")), "runtime_error")
-        detail = _text(record.get("detail"))
-        if status == "wrong_answer" and record.get("status") == "fail":
-            detail = f"assertion failed: {shown.splitlines()[0]}" + (f" ({detail})" if detail else "")
-        found.append(TestOutcome(name=step.name, status=status, detail=detail, input=shown,
-                                 duration_s=duration_of(record)))
-    return found
-
-
-def probe_outcomes(records: Sequence[dict[str, Any] | None], probes: Sequence[Probe],
-                   outcome: ExecOutcome) -> list[TestOutcome]:
-    found: list[TestOutcome] = []
-    for probe, record in zip(probes, records):
-        expected = f"raises {probe.raises}" if probe.raises else show(probe.expect)
-        base: dict[str, Any] = {"name": probe.name, "input": probe.code[:SHOWN_CHARS],
-                                "expected": expected}
-        if record is None:
-            status, detail = missing_verdict(outcome)
-            found.append(TestOutcome(**base, status=status, detail=detail))
-            continue
-        status, detail, actual = _probe_verdict(probe, record)
-        found.append(TestOutcome(**base, status=status, detail=detail, actual=actual,
-                                 duration_s=duration_of(record)))
-    return found
-
-
-def _probe_verdict(probe: Probe, record: dict[str, Any]) -> tuple[TestStatus, str, str | None]:
-    kind = record.get("status")
-    if kind == "value":
-        value = record.get("value")
-        if probe.raises:
-            return "wrong_answer", f"expected {probe.raises} to be raised", show(value)
-        if values_match(value, probe.expect, probe.tolerance):
-            return "success", "", show(value)
-        return "wrong_answer", "unexpected value", show(value)
-    if kind == "raised":
-        raised = _text(record.get("raised"))
-        listed = record.get("bases")
-        bases: list[Any] = listed if isinstance(listed, list) else []
-        shown = f"{raised}: {_text(record.get('detail'))}"
-        if probe.raises and (probe.raises == raised or probe.raises in bases):
-            return "success", "", shown
-        if probe.raises or "AssertionError" in bases:
-            return "wrong_answer", f"raised {shown}", shown
-        return "runtime_error", shown, shown
-    status = _CHECK_STATUS.get(str(kind), "runtime_error")
-    return status, _text(record.get("detail")), None
-
-
 def show(value: Any) -> str:
+    """``value`` as a test's outcome shows it (JSON, cut at :data:`SHOWN_CHARS`)."""
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
@@ -279,11 +121,12 @@ def show(value: Any) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
 
 
-def _text(value: Any) -> str:
+def text(value: Any) -> str:
+    """A record's text field, cut; '' when it is not a string (records can be forged)."""
     return value[:SHOWN_CHARS * 4] if isinstance(value, str) else ""
 
 
-def duration_of(record: dict[str, Any]) -> float:
+def duration_of(record: Mapping[str, Any]) -> float:
     """The duration a record reports, if plausible (the code under test can forge records)."""
     value = record.get("duration")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6:

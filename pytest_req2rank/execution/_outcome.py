@@ -6,24 +6,11 @@ import time
 from datetime import UTC, datetime
 
 from ..models import INFRA_STATUSES, ExecutionResult, ItemResult, Timings, Usage
-from ..providers import Completion
 
 FORMAT_ERROR = (
     "format_error: the answer holds no code (no JSON files, no fenced block, and the text is not "
     "Python)"
 )
-
-
-def usage_of(completion: Completion) -> Usage:
-    """The usage of one completion; a cache hit (``attempts == 0``) made no call."""
-    return Usage(
-        calls=completion.attempts,
-        retries=max(completion.attempts - 1, 0),
-        prompt_tokens=completion.prompt_tokens,
-        completion_tokens=completion.completion_tokens,
-        cost_usd=completion.cost_usd,
-        latency_s=completion.latency_s,
-    )
 
 
 def finish_item(

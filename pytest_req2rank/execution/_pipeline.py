@@ -8,11 +8,17 @@ from datetime import datetime, timezone
 from pydantic import BaseModel, ConfigDict
 
 from ..models import ItemResult, Task, Usage
-from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
+from ..providers import (
+    CompletionRequest,
+    Provider,
+    ProviderConfigError,
+    ProviderError,
+    usage_of,
+)
 from ..sandbox import Sandbox
 from ._extract import extract_code
 from ._grading import grade
-from ._outcome import FORMAT_ERROR, finish_item, usage_of
+from ._outcome import FORMAT_ERROR, finish_item
 from ._prompts import build_messages
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..models import Task
-from ..providers._base import Message
+from ..providers import Message
 
 SYSTEM = (
     "You are an expert Python programmer. You write correct, complete, self-contained Python 3 "

@@ -1,13 +1,14 @@
-"""Recording the reference solution's run of a decomposed check, cached per task content.
+"""Recordings of a check's run, and the cache of reference recordings and decompositions.
 
-One sandbox execution per task: the reference answers every candidate call of the
-instrumented check (see :mod:`._decompose`), and the runner reports the calls'
-arguments, returned values and times, and the operands host-decided asserts need.
-The recording is kept in memory, and on disk when the cache has a directory
-(shared by xdist workers: files are written atomically; by default in the user's
-cache directory, see :func:`default_directory`), keyed by a hash of the task's
-prompt, reference, entry point and test and of the runners' sources: a warm task
-is graded in one execution.
+A recording is what the harness reported when it ran a decomposed check against a
+program (see :mod:`._replay`): per test, every candidate call (arguments, returned value
+or raised exception, time) and the operands host-decided asserts need. The reference's
+recording is kept in memory, and on disk when the cache has a directory (shared by xdist
+workers: files are written atomically; by default in the user's cache directory, see
+:func:`default_directory`), keyed by a hash of the task's prompt, reference, entry point
+and test and of the sources it depends on: a warm task is graded in one execution.
+Decompositions are kept beside them (``check-*.json``): reading one back is about 5x
+cheaper than decomposing again.
 """
 
 from __future__ import annotations
@@ -17,42 +18,29 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .. import sandboxed
 from ..models import Task
-from ..sandbox import Limits, Sandbox
 from ._compare import NotPlain, decode_plain
-from ._decompose import CheckPlan, plan_check, plan_data, plan_from_data
-from ._extract import ENTRY_FILE
-from ._harness import (
-    execute,
-    process_failure,
-    prompt_module,
-    read_records,
-    runner_request,
-    runner_source,
-)
+from ._decompose import DecomposedCheck, check_data, check_from_data, decompose
 
-FORMAT = 1
-MODULE = ENTRY_FILE.removesuffix(".py")
-SEED = 0
-"""``random`` is seeded with this before the check runs (record and checker runs alike)."""
-PLAN_SOURCES = ("_decompose.py", "_ast_tools.py")
-"""A change to any of these invalidates the plans on disk."""
-SOURCES = ("_harness_runner.py", "_replay_runner.py", *PLAN_SOURCES)
-"""A change to any of these invalidates the recordings on disk (they follow the plan's steps)."""
-RECORD_LIMITS = Limits(output_bytes=8_000_000)
-RECORD_MIN_S = 10.0
-"""The reference's per-test budget is at least this: it is trusted, timed, and recorded once."""
+FORMAT = 2
+CACHE_ENV = "R2R_REFERENCE_CACHE"
+DECOMPOSITION_SOURCES = ("_decompose.py", "_ast_tools.py")
+"""A change to any of these invalidates the decompositions on disk."""
+HARNESS_SOURCES = ("harness", "replay")
+"""A change to any of these (in :mod:`pytest_req2rank.sandboxed`) invalidates the recordings."""
 
 
 @dataclass(frozen=True)
 class Call:
-    """One candidate call of a test: arguments (decoded and as tagged), the reference's output."""
+    """One candidate call of a test: arguments (decoded and as tagged), the recorded output
+    (None when the call raised or did not return)."""
 
     args: list[Any]
     kwargs: dict[str, Any]
@@ -74,9 +62,11 @@ class RecordedTest:
     calls: tuple[Call, ...]
     instances: tuple[Instance, ...]
     seconds: float
-    """The reference's time in the candidate calls of this test."""
+    """The program's time in the candidate calls of this test."""
     size: int
-    """Bytes the reference's outputs for this test take to report."""
+    """Bytes the program's outputs for this test take to report."""
+    host: bool
+    """The host can evaluate every assert instance (each operand was plain data)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +74,36 @@ class Recording:
     tests: tuple[RecordedTest, ...]
 
 
-CACHE_ENV = "R2R_REFERENCE_CACHE"
+@dataclass(frozen=True)
+class Unusable:
+    """Why the reference's run cannot predict the candidate's calls."""
+
+    why: str
+    ungradable: bool = False
+    """The check passes the candidate a value that cannot cross the firewall."""
+
+
+def recorded_test(record: Mapping[str, Any], check: DecomposedCheck) -> RecordedTest:
+    """One test of a record-mode report; raises ``NotPlain``, ``KeyError``, ``TypeError`` or
+    ``ValueError`` when the record is malformed."""
+    calls = tuple(Call(args=decode_plain(c["a"]), kwargs=decode_plain(c["k"]),
+                       tagged=[c["a"], c["k"]],
+                       expected=decode_plain(c["o"]) if "o" in c else None)
+                  for c in record["calls"])
+    if any(type(c.args) is not list or type(c.kwargs) is not dict for c in calls):
+        raise ValueError("malformed call")
+    instances = tuple(Instance(key=int(i["a"]), sites={int(k): int(v) for k, v in i["c"].items()},
+                               leaves={int(k): decode_plain(v) for k, v in i["l"].items()})
+                      for i in record["inst"])
+    if any(i.key not in check.asserts or any(
+            call >= len(calls) for call in i.sites.values()) for i in instances):
+        raise ValueError("an instance of an unknown assert or call")
+    size = len(json.dumps([c.get("o") for c in record["calls"]]))
+    seconds = record["duration"]
+    if type(seconds) not in (int, float) or not 0 <= seconds < 1e6:
+        raise ValueError("implausible duration")
+    host = not any(i.get("x") for i in record["inst"])
+    return RecordedTest(calls, instances, float(seconds), size, host)
 
 
 def default_directory(environ: Mapping[str, str] = os.environ) -> Path | None:
@@ -98,57 +117,76 @@ def default_directory(environ: Mapping[str, str] = os.environ) -> Path | None:
 
 
 class ReferenceCache:
-    """Recordings by task content, and the plans of checks (``plan-*.json``); ``directory``
+    """Reference recordings by task content, and decompositions of checks; ``directory``
     (optional) persists them across runs.
 
-    Only usable recordings are written to disk: why a reference run failed (a timeout
-    on a busy machine, say) is kept for this process only. A directory that cannot be
-    written leaves the cache in memory.
+    Only usable recordings are written to disk: why a reference run was unusable (a
+    timeout on a busy machine, say) is kept for this process only. A directory that
+    cannot be written leaves the cache in memory.
     """
 
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory) if directory is not None else None
-        self._memory: dict[str, Recording | str] = {}
-        self._plans: dict[str, CheckPlan] = {}
-        """By the check's source."""
+        self._recordings: dict[str, Recording | Unusable] = {}
+        self._checks: dict[tuple[str, str], DecomposedCheck] = {}
+        """By the check's source and the entry point."""
 
-    def plan(self, test: str) -> CheckPlan:
-        """The decomposition of ``test`` (:func:`plan_check`), read back when an earlier run
-        wrote it: about 5x cheaper than building it again."""
-        found = self._plans.get(test)
+    def decomposition(self, test: str, entry_point: str) -> DecomposedCheck:
+        """The decomposition of ``test`` (:func:`decompose`), read back when an earlier run
+        wrote it."""
+        found = self._checks.get((test, entry_point))
         if found is None:
-            key = "plan-" + _digest([_sources_digest(PLAN_SOURCES), test])
-            found = self._read_plan(key)
+            key = "check-" + _digest([_sources_digest(DECOMPOSITION_SOURCES), test, entry_point])
+            found = self._read_check(key)
             if found is None:
-                found = plan_check(test)
-                data = plan_data(found)
+                found = decompose(test, entry_point)
+                data = check_data(found)
                 if data is not None:
                     self._write(key, data)
-            self._plans[test] = found
+            self._checks[test, entry_point] = found
         return found
 
-    def _read_plan(self, key: str) -> CheckPlan | None:
+    def reference(self, task: Task, check: DecomposedCheck) -> Recording | Unusable | None:
+        """The reference's recording, why it is unusable, or None when not recorded yet."""
+        key = _key(task)
+        found = self._recordings.get(key)
+        if found is None:
+            raw = self._read(key)
+            usable = _usable(raw, check) if isinstance(raw, list) else None
+            if isinstance(usable, Recording):
+                found = self._recordings[key] = usable
+        return found
+
+    def keep(self, task: Task, check: DecomposedCheck,
+             records: Sequence[dict[str, Any] | None], why: str) -> Recording | Unusable:
+        """Keep the reference run's records (``why``: what the run said when a test has
+        none); return the recording, or why it is unusable."""
+        key = _key(task)
+        for index, record in enumerate(records):
+            if record is None:
+                found: Recording | Unusable = Unusable(
+                    f"the reference run reported nothing for {check.names[index]}: {why}")
+                break
+            if record.get("status") != "pass":
+                found = Unusable(f"the reference fails {check.names[index]}: "
+                                 f"{record.get('detail')}", record.get("status") == "unsupported")
+                break
+        else:
+            raw = [record for record in records if record is not None]
+            found = _usable(raw, check)
+            if isinstance(found, Recording):
+                self._write(key, raw)
+        self._recordings[key] = found
+        return found
+
+    def _read_check(self, key: str) -> DecomposedCheck | None:
         data = self._read(key)
         if not isinstance(data, dict):
             return None
         try:
-            return plan_from_data(data)
+            return check_from_data(data)
         except (KeyError, TypeError, ValueError, IndexError, SyntaxError, RecursionError):
             return None
-
-    def recording(self, task: Task, plan: CheckPlan, sandbox: Sandbox, *,
-                  timeout_s: float) -> Recording | str:
-        """The task's recording, or why it cannot be replayed; raises SandboxFailed."""
-        key = _key(task)
-        found = self._memory.get(key)
-        if found is None:
-            raw = self._read(key)
-            if not isinstance(raw, (list, str)):
-                raw = _record(task, plan, sandbox, timeout_s)
-                if not isinstance(raw, str):
-                    self._write(key, raw)
-            found = self._memory[key] = _build(raw, plan)
-        return found
 
     def _read(self, key: str) -> Any:
         """What :meth:`_write` wrote under ``key``; None when nothing usable is there."""
@@ -173,9 +211,20 @@ class ReferenceCache:
             os.replace(temporary, self.directory / f"{key}.json")
 
 
+def _usable(raw: list[dict[str, Any]], check: DecomposedCheck) -> Recording | Unusable:
+    try:
+        recording = Recording(tuple(recorded_test(record, check) for record in raw))
+    except (NotPlain, KeyError, TypeError, ValueError, AttributeError) as exc:
+        return Unusable(f"the reference run's record is unusable: {type(exc).__name__}: {exc}")
+    if len(recording.tests) != check.tests:
+        return Unusable(f"the reference run reported {len(recording.tests)} tests of "
+                        f"{check.tests}")
+    return recording
+
+
 def _key(task: Task) -> str:
-    return _digest([_sources_digest(SOURCES), task.prompt, task.reference, task.entry_point,
-                    task.test])
+    return _digest([_sources_digest(DECOMPOSITION_SOURCES + HARNESS_SOURCES), task.prompt,
+                    task.reference, task.entry_point, task.test])
 
 
 def _digest(parts: list[Any]) -> str:
@@ -184,63 +233,8 @@ def _digest(parts: list[Any]) -> str:
 
 @cache
 def _sources_digest(names: tuple[str, ...]) -> str:
-    """The format and the sources of the modules ``names`` (this package's): what cached
-    data depends on besides its task."""
-    return _digest([FORMAT, *(runner_source(name) for name in names)])
-
-
-def _record(task: Task, plan: CheckPlan, sandbox: Sandbox,
-            timeout_s: float) -> list[dict[str, Any]] | str:
-    """The runner's records for the reference, or why the reference run is unusable."""
-    spec = {"mode": "record", "module": MODULE, "entry_point": task.entry_point,
-            "prompt": prompt_module(task.prompt), "test": task.test, "seed": SEED,
-            "steps": step_specs(plan)}
-    request, nonce = runner_request({ENTRY_FILE: task.reference}, spec, plan.tests,
-                                    timeout_s=max(timeout_s, RECORD_MIN_S), limits=RECORD_LIMITS,
-                                    warm=sandbox.warm_modules)
-    outcome = execute(sandbox, request)
-    records = read_records(outcome, nonce, plan.tests)
-    for index, record in enumerate(records):
-        if record is None:
-            failure = process_failure(outcome) or ("", "no record")
-            return f"the reference run reported nothing for check[{index}]: {failure[1]}"
-        if record.get("status") != "pass":
-            return f"the reference fails check[{index}]: {record.get('detail')}"
-    return [record for record in records if record is not None]
-
-
-def step_specs(plan: CheckPlan, skip: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
-    """The plan's steps for the runner; a setup step belongs to the test that follows it."""
-    specs: list[dict[str, Any]] = []
-    last = plan.tests - 1
-    for position, step in enumerate(plan.steps):
-        owner = step.test
-        if owner is None:
-            owner = next((s.test for s in plan.steps[position:] if s.test is not None), last)
-        specs.append({"source": step.source, "test": step.test, "owner": owner,
-                      "skip": step.test is not None and step.test in skip})
-    return specs
-
-
-def _build(raw: list[dict[str, Any]] | str, plan: CheckPlan) -> Recording | str:
-    if isinstance(raw, str):
-        return raw
-    try:
-        return Recording(tuple(_test(record, plan) for record in raw))
-    except (NotPlain, KeyError, TypeError, ValueError) as exc:
-        return f"the reference run's record is unusable: {type(exc).__name__}: {exc}"
-
-
-def _test(record: dict[str, Any], plan: CheckPlan) -> RecordedTest:
-    calls = tuple(Call(args=decode_plain(c["a"]), kwargs=decode_plain(c["k"]),
-                       tagged=[c["a"], c["k"]], expected=decode_plain(c["o"]))
-                  for c in record["calls"])
-    if any(type(c.args) is not list or type(c.kwargs) is not dict for c in calls):
-        raise ValueError("malformed call")
-    instances = tuple(Instance(key=int(i["a"]), sites={int(k): int(v) for k, v in i["c"].items()},
-                               leaves={int(k): decode_plain(v) for k, v in i["l"].items()})
-                      for i in record["inst"])
-    if any(i.key not in plan.asserts for i in instances):
-        raise ValueError("an instance of an unknown assert")
-    size = len(json.dumps([c["o"] for c in record["calls"]]))
-    return RecordedTest(calls, instances, float(record["duration"]), size)
+    """The format and the sources of ``names`` (modules of this package, ``*.py``, or of the
+    in-sandbox package): what cached data depends on besides its task."""
+    return _digest([FORMAT, *(Path(__file__).with_name(name).read_text(encoding="utf-8")
+                              if name.endswith(".py") else sandboxed.source(name)
+                              for name in names)])

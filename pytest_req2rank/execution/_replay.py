@@ -1,182 +1,325 @@
-"""Grading a HumanEval-form task by record and replay: verdicts the code under test cannot forge.
+"""Grading a HumanEval-form task, ``check(candidate)``, by record and replay: verdicts the code
+under test cannot forge.
 
-1. The reference's run of the check is recorded once per task (:mod:`._recording`).
-2. The candidate runs in the sandbox on the recorded arguments only — no test code,
-   no expected value, no verdict in its process — and returns what it returned,
-   through the type firewall.
-3. Host-decided tests (:mod:`._decompose`) are judged on the host by evaluating the
-   test's own asserts on those values (:mod:`._hosteval`).
-4. Other tests run the check in a *checker* execution holding no candidate code:
-   each call is answered with the candidate's returned value.
-A check whose calls then differ from the recorded ones returns None: the caller
-grades it the in-process way. Each test's budget is ``max(timeout_s, timeout_factor
-x the reference's time on it)``.
+A pass is never taken from a process in which the code under test ran. Per item:
+
+1. Decompose (on the host, cached; :mod:`._decompose`): each top-level statement of
+   ``check`` that holds an assert is one test; asserts of a shape the host can evaluate
+   make their test *host-decided*.
+2. Predict (``record``): the reference's run of the check, recorded once per task and
+   cached on disk (:mod:`._recording`), says which calls each test makes (arguments,
+   returned values, times) and the operands of the host-decided asserts.
+3. Call (``calls``): the candidate runs on the predicted arguments only, in an execution
+   that holds no test code and no expected value, and reports what each call returned or
+   raised, through the type firewall (exact builtin types only).
+4. Decide: a host-decided test is decided on the host, by evaluating its own asserts on
+   the returned values (:mod:`._hosteval`); any other test runs in a ``checker``
+   execution that holds no candidate code, each call answered with the candidate's answer
+   (its changes to mutable arguments applied).
+5. When the reference cannot predict a test — no usable reference run, or the check's
+   calls depend on the candidate's answers (the checker reports ``diverged``) — the
+   candidate's own run of the check predicts it, and steps 3 and 4 follow with the checker
+   deciding every test. Of that run only a failure is taken as it is — a crash, a failed
+   import, a timeout, a value too large to report: forging a failure gains the code
+   nothing; anything else it reports is a prediction. If any test's calls then differ
+   from the prediction, every test the checker judged is a runtime error: the program
+   does not answer the same twice, or its run forged the prediction (whose arguments,
+   had they been wrong, could have carried what the run saw of the test into the calls
+   execution).
+
+A check that passes the candidate a value that cannot cross the firewall (a function, an
+object of the test's own) in the reference's run cannot be graded this way: the item is a
+``sandbox_error`` (:class:`Ungradable`), never a verdict against the model. Such a value
+that appears only with the candidate's answers is the candidate's runtime error.
+
+A test may take ``max(timeout_s, timeout_factor x the reference's time in its calls)`` and
+report ``OUTPUT_FACTOR`` x the reference's output bytes; predicted by the candidate's own
+run, ``timeout_s`` and the default output limit. A warm task whose tests are all
+host-decided (163 of HumanEval's 164) is graded in one execution.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from ..errors import Req2RankError
 from ..models import Task, TestOutcome, TestStatus
 from ..sandbox import Limits, Sandbox
 from ._compare import NotPlain, decode_plain
-from ._decompose import CheckPlan
-from ._harness import (
-    SHOWN_CHARS,
-    duration_of,
-    execute,
-    missing_verdict,
-    prompt_module,
-    read_records,
-    runner_request,
-    show,
-)
+from ._decompose import DecomposedCheck
+from ._execute import SHOWN_CHARS, process_failure
+from ._extract import ENTRY_FILE
+from ._harness import duration_of, run_harness, show, text
 from ._hosteval import HostEvalError, evaluate
-from ._recording import MODULE, SEED, RecordedTest, Recording, ReferenceCache, step_specs
+from ._recording import RecordedTest, Recording, ReferenceCache, Unusable, recorded_test
 
 TIMEOUT_FACTOR = 8.0
 """Default ``k`` of the calibrated per-test budget ``max(base, k x reference time)``."""
-
 OUTPUT_FACTOR = 4
 """A test's outputs may take this many times the reference's bytes before they are too large."""
+RECORD_MIN_S = 10.0
+"""The reference's per-test budget is at least this: it is trusted, timed, and recorded once."""
+RECORD_LIMITS = Limits(output_bytes=8_000_000)
+MODULE = ENTRY_FILE.removesuffix(".py")
+SEED = 0
+"""``random`` is seeded with this before the check's steps run (record and checker alike)."""
 
 _FAILED: dict[str, TestStatus] = {"fail": "wrong_answer", "nonplain": "wrong_answer",
                                   "toolarge": "wrong_answer", "timeout": "timeout"}
 
 
-def replay_grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float,
-                 timeout_factor: float, cache: ReferenceCache) -> tuple[list[TestOutcome],
-                                                                        float] | None:
-    """The tests' outcomes and the sandbox time, or None when the task cannot be replayed."""
-    plan = cache.plan(task.test or "")
-    if not plan.replayable or not task.entry_point:
-        return None
-    recording = cache.recording(task, plan, sandbox, timeout_s=timeout_s)
-    if isinstance(recording, str) or len(recording.tests) != plan.tests:
-        return None
-    budgets = [max(timeout_s, timeout_factor * test.seconds) for test in recording.tests]
-    spec = {"mode": "calls", "module": MODULE, "entry_point": task.entry_point,
-            "tests": [{"calls": [(c.args, c.kwargs) for c in test.calls], "budget": budget}
-                      for test, budget in zip(recording.tests, budgets)]}
-    largest = max(test.size for test in recording.tests)
-    limits = Limits(output_bytes=max(Limits().output_bytes,
-                                     OUTPUT_FACTOR * largest * (plan.tests + 1)))
-    request, nonce = runner_request(files, spec, plan.tests, timeout_s=max(budgets),
-                                    limits=limits, warm=sandbox.warm_modules)
-    outcome = execute(sandbox, request)
-    duration = outcome.duration_s
-    records = read_records(outcome, nonce, plan.tests)
-    verdicts: list[TestOutcome | None] = []
-    returned: dict[int, list[Any]] = {}
-    for index, (test, record) in enumerate(zip(recording.tests, records)):
-        shown = plan.shown[index].strip()[:SHOWN_CHARS]
-        base: dict[str, Any] = {"name": f"check[{index}]", "input": shown}
-        if record is None:
-            status, detail = missing_verdict(outcome)
-            verdicts.append(TestOutcome(**base, status=status, detail=detail))
-            continue
-        values = _returned(record, test, base)
-        if isinstance(values, TestOutcome):
-            verdicts.append(values)
-        elif index in plan.host_tests:
-            verdicts.append(_host_verdict(plan, test, values, base))
-        else:
-            verdicts.append(None)
-            returned[index] = values
-    if returned:
-        checked = _checker(task, plan, recording, returned, sandbox, timeout_s)
-        if checked is None:
-            return None
-        found, seconds = checked
-        duration += seconds
-        verdicts = [found.get(i, v) for i, v in enumerate(verdicts)]
-    tests = [v if v is not None else TestOutcome(name=f"check[{i}]", status="runtime_error",
-                                                 detail="the checker reported nothing")
-             for i, v in enumerate(verdicts)]
-    for test_outcome, record in zip(tests, records):
-        if record is not None:
-            test_outcome.duration_s = duration_of(record)
-    return tests, duration
+class Ungradable(Req2RankError):
+    """The check cannot be graded with verdicts the code cannot forge: a limit of the task,
+    not a fault of the model."""
 
 
-def _returned(record: dict[str, Any], test: RecordedTest,
-              base: dict[str, Any]) -> list[Any] | TestOutcome:
-    """The candidate's decoded outputs for every call of the test, or the test's failure
-    (``base``: its name and input)."""
-    status = str(record.get("status"))
-    detail = _text(record.get("detail"))
-    if status != "pass":
+@dataclass(frozen=True)
+class Answer:
+    """What the candidate did in one call (``tagged``: its arguments as the firewall tags
+    them): returned ``value``, or raised (``raised``: its class names and message);
+    ``after``: the arguments after the call, when it changed them."""
+
+    tagged: list[Any]
+    value: Any
+    raised: list[Any] | None
+    after: list[Any] | None
+
+
+def check_outcomes(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float,
+                   timeout_factor: float, cache: ReferenceCache) -> tuple[list[TestOutcome], float]:
+    """Each test's outcome, and the sandbox time; raises :class:`Ungradable` and
+    :class:`SandboxFailed`."""
+    check = cache.decomposition(task.test or "", task.entry_point or "")
+    item = _Item(task, files, sandbox, check, timeout_s, timeout_factor)
+    reference = _reference(task, check, sandbox, timeout_s, cache)
+    if isinstance(reference, Unusable) and reference.ungradable:
+        raise Ungradable(f"the check cannot be graded with verdicts the code cannot forge: "
+                         f"{reference.why}")
+    pending = set(range(check.tests))
+    if isinstance(reference, Recording):
+        pending = item.replay(dict(enumerate(reference.tests)), trusted=True)
+    if pending:
+        item.replay(item.own_run(pending), trusted=False)
+    return item.outcomes(), item.duration
+
+
+def _reference(task: Task, check: DecomposedCheck, sandbox: Sandbox, timeout_s: float,
+               cache: ReferenceCache) -> Recording | Unusable:
+    """The reference's recording (from the cache, or recorded now), or why it is unusable."""
+    found = cache.reference(task, check)
+    if found is None:
+        run = run_harness(sandbox, _record_spec(task, check, frozenset()),
+                          files={ENTRY_FILE: task.reference}, tests=check.tests,
+                          timeout_s=max(timeout_s, RECORD_MIN_S), limits=RECORD_LIMITS)
+        why = (process_failure(run.outcome) or ("", "no record"))[1]
+        found = cache.keep(task, check, run.records, why)
+    return found
+
+
+def _record_spec(task: Task, check: DecomposedCheck, skip: frozenset[int]) -> dict[str, Any]:
+    return {"mode": "record", "module": MODULE, "entry_point": task.entry_point or "",
+            **_check_spec(task, check, skip)}
+
+
+def _check_spec(task: Task, check: DecomposedCheck, skip: frozenset[int]) -> dict[str, Any]:
+    """What record and checker runs need of the check; the steps of tests in ``skip`` are not
+    run (their setup steps are)."""
+    steps: list[dict[str, Any]] = []
+    last = check.tests - 1
+    for position, step in enumerate(check.steps):
+        owner = step.test  # a setup step belongs to the test that follows it
+        if owner is None:
+            owner = next((s.test for s in check.steps[position:] if s.test is not None), last)
+        steps.append({"source": step.source, "test": step.test, "owner": owner,
+                      "skip": step.test is not None and step.test in skip})
+    return {"param": check.param, "entry": check.entry, "prompt": _prompt_module(task.prompt),
+            "test": task.test, "seed": SEED, "tests": check.tests, "steps": steps}
+
+
+class _Item:
+    """One item's grading: its verdicts so far, the candidate's answers, the sandbox time."""
+
+    def __init__(self, task: Task, files: dict[str, str], sandbox: Sandbox,
+                 check: DecomposedCheck, timeout_s: float, timeout_factor: float) -> None:
+        self.task, self.files, self.sandbox, self.check = task, files, sandbox, check
+        self.timeout_s, self.timeout_factor = timeout_s, timeout_factor
+        self.verdicts: dict[int, TestOutcome] = {}
+        self.answers: dict[int, list[Answer]] = {}
+        """Per test not decided on the host, the answers of its calls that ran."""
+        self.durations: dict[int, float] = {}
+        self.duration = 0.0
+
+    def decide(self, index: int, status: TestStatus, detail: str = "", **shown: Any) -> None:
+        self.verdicts[index] = TestOutcome(
+            name=self.check.names[index], input=self.check.shown[index].strip()[:SHOWN_CHARS],
+            status=status, detail=detail[:SHOWN_CHARS * 4],
+            duration_s=self.durations.get(index, 0.0), **shown)
+
+    def outcomes(self) -> list[TestOutcome]:
+        return [self.verdicts[index] for index in range(self.check.tests)]
+
+    def replay(self, predicted: dict[int, RecordedTest], *, trusted: bool) -> set[int]:
+        """Steps 3 and 4 for the ``predicted`` tests; the tests that diverged."""
+        if not predicted:
+            return set()
+        budgets = {index: max(self.timeout_s, self.timeout_factor * test.seconds) if trusted
+                   else self.timeout_s for index, test in predicted.items()}
+        limits = None
+        if trusted:
+            largest = max(test.size for test in predicted.values())
+            limits = Limits(output_bytes=max(Limits().output_bytes,
+                                             OUTPUT_FACTOR * largest * (self.check.tests + 1)))
+        host = {index for index, test in predicted.items()
+                if trusted and test.host and index in self.check.host_tests}
+        spec = {"mode": "calls", "module": MODULE, "entry_point": self.task.entry_point or "",
+                "tests": [{"i": index, "calls": [(c.args, c.kwargs) for c in test.calls],
+                           "budget": budgets[index], "stop": index in host}
+                          for index, test in predicted.items()]}
+        run = run_harness(self.sandbox, spec, files=self.files, tests=self.check.tests,
+                          timeout_s=max(budgets.values()), limits=limits)
+        self.duration += run.outcome.duration_s
+        judged: set[int] = set()
+        for index, test in predicted.items():
+            record = run.records[index]
+            if record is None:
+                self.decide(index, *run.missing())
+                continue
+            self.durations[index] = duration_of(record)
+            answers = self._answers(record, test)
+            if not isinstance(answers, str) and index not in host:
+                self.answers[index] = answers  # for the checker: they also set up later tests
+            status = str(record.get("status"))
+            if status != "pass":
+                self._failed(index, status, record)
+            elif isinstance(answers, str):
+                self.decide(index, "wrong_answer", f"returned a non-plain value ({answers})")
+            elif len(answers) != len(test.calls):
+                self.decide(index, "runtime_error", "the run did not report every call of this test")
+            elif index in host:
+                self._host_verdict(index, test, answers)
+            else:
+                judged.add(index)
+        return self._checker(judged, trusted) if judged else set()
+
+    def own_run(self, pending: set[int]) -> dict[int, RecordedTest]:
+        """Step 5: the candidate's own run of the check predicts the ``pending`` tests; a
+        crash, a timeout, or a failure it reports without calls to replay is the verdict."""
+        skip = frozenset(range(self.check.tests)) - pending
+        run = run_harness(self.sandbox, _record_spec(self.task, self.check, skip),
+                          files=self.files, tests=self.check.tests, timeout_s=self.timeout_s)
+        self.duration += run.outcome.duration_s
+        predicted: dict[int, RecordedTest] = {}
+        for index in sorted(pending):
+            record = run.records[index]
+            if record is None:
+                self.decide(index, *run.missing())
+                continue
+            self.durations[index] = duration_of(record)
+            status = str(record.get("status"))
+            try:
+                test = recorded_test(record, self.check)
+            except (NotPlain, KeyError, TypeError, ValueError, AttributeError):
+                if status == "pass":
+                    self.decide(index, "runtime_error", "the run's record of this test is malformed")
+                else:  # e.g. the import failed, a value too large to report
+                    self._failed(index, status, record)
+                continue
+            if status == "timeout":  # running it again would only time out again
+                self._failed(index, status, record)
+            else:
+                predicted[index] = test
+        return predicted
+
+    @staticmethod
+    def _answers(record: dict[str, Any], test: RecordedTest) -> list[Answer] | str:
+        """The answers a calls record reports for ``test``'s calls (those that ran), or why
+        they are not plain data."""
+        outputs, raised, changed = record.get("o", []), record.get("x", []), record.get("m", [])
+        try:
+            if (type(outputs) is not list or type(raised) is not list or type(changed) is not list
+                    or len(outputs) > len(test.calls)):
+                raise ValueError("malformed outputs")
+            values = [decode_plain(value) for value in outputs]
+            raises = {int(position): [[str(name) for name in names], str(message)]
+                      for position, names, message in raised}
+            afters = {int(position): decode_plain(after) for position, after in changed}
+            if any(type(a) is not list or len(a) != 2 or type(a[0]) is not list
+                   or type(a[1]) is not dict for a in afters.values()):
+                raise ValueError("malformed arguments")
+        except (NotPlain, TypeError, ValueError) as exc:
+            return str(exc)
+        return [Answer(call.tagged, value, raises.get(position), afters.get(position))
+                for position, (call, value) in enumerate(zip(test.calls, values))]
+
+    def _failed(self, index: int, status: str, record: dict[str, Any]) -> None:
+        detail = text(record.get("detail"))
         raised = record.get("raised")
-        raised = raised if isinstance(raised, list) else []
-        verdict: TestStatus = "wrong_answer" if "AssertionError" in raised else _FAILED.get(
-            status, "runtime_error")
+        ended = raised if isinstance(raised, list) else []
         if status == "nonplain":
             detail = detail or "returned a non-plain value"
-        return TestOutcome(**base, status=verdict, detail=detail[:SHOWN_CHARS * 4])
-    outputs = record.get("o")
-    if type(outputs) is not list or len(outputs) != len(test.calls):
-        return TestOutcome(**base, status="runtime_error",
-                           detail="the run did not report every call of this test")
-    try:
-        return [decode_plain(value) for value in outputs]
-    except NotPlain as exc:
-        return TestOutcome(**base, status="wrong_answer",
-                           detail=f"returned a non-plain value ({exc})")
+        self.decide(index, "wrong_answer" if "AssertionError" in ended
+                    else _FAILED.get(status, "runtime_error"), detail)
+
+    def _host_verdict(self, index: int, test: RecordedTest, answers: list[Answer]) -> None:
+        values = [answer.value for answer in answers]
+        for instance in test.instances:
+            sites = {site: values[call] for site, call in instance.sites.items()}
+            host = self.check.asserts[instance.key]
+            try:
+                holds = evaluate(host, sites, instance.leaves)
+            except HostEvalError as exc:
+                return self.decide(index, "runtime_error", str(exc))
+            if not holds:
+                calls = sorted(instance.sites.values())
+                return self.decide(
+                    index, "wrong_answer", f"assertion failed: assert {host.source}",
+                    actual=show(values[calls[0]]) if calls else None,
+                    expected=show(test.calls[calls[0]].expected) if calls else None)
+        return self.decide(index, "success")
+
+    def _checker(self, judged: set[int], trusted: bool) -> set[int]:
+        """Judge the ``judged`` tests in an execution without candidate code; those that
+        diverged (predicted by the candidate's own run: none, they all failed)."""
+        oracle = {index: [(a.tagged, a.value, a.raised, a.after) for a in answers]
+                  for index, answers in self.answers.items()}
+        skip = frozenset(range(self.check.tests)) - judged
+        spec = {"mode": "checker", **_check_spec(self.task, self.check, skip),
+                "judge": sorted(judged), "oracle": oracle}
+        run = run_harness(self.sandbox, spec, files={}, tests=self.check.tests,
+                          timeout_s=self.timeout_s)
+        self.duration += run.outcome.duration_s
+        diverged: set[int] = set()
+        for index in sorted(judged):
+            record = run.records[index]
+            if record is None:
+                status, why = run.missing()
+                self.decide(index, status, f"checker: {why}")
+                continue
+            kind, detail = str(record.get("status")), text(record.get("detail"))
+            if kind == "diverged":
+                diverged.add(index)
+            elif kind == "fail":
+                first = self.check.shown[index].strip().splitlines()[0]
+                self.decide(index, "wrong_answer", f"assertion failed: {first}"
+                            + (f" ({detail})" if detail else ""))
+            else:
+                self.decide(index, "success" if kind == "pass"
+                            else _FAILED.get(kind, "runtime_error"), detail)
+        if diverged and not trusted:
+            for index in judged:
+                self.decide(index, "runtime_error", "the program's calls differ between two runs "
+                            "of the check: it does not answer the same twice")
+            return set()
+        return diverged
 
 
-def _host_verdict(plan: CheckPlan, test: RecordedTest, values: list[Any],
-                  base: dict[str, Any]) -> TestOutcome:
-    for instance in test.instances:
-        sites = {site: values[call] for site, call in instance.sites.items()}
-        host = plan.asserts[instance.key]
+def _prompt_module(prompt: str) -> str:
+    """The prompt as a module whose helpers the test may use (HumanEval's tests call some)."""
+    for candidate in (prompt, prompt.rstrip() + "\n    pass\n"):
         try:
-            holds = evaluate(host, sites, instance.leaves)
-        except HostEvalError as exc:
-            return TestOutcome(**base, status="runtime_error", detail=str(exc))
-        if not holds:
-            calls = sorted(instance.sites.values())
-            return TestOutcome(
-                **base, status="wrong_answer", detail=f"assertion failed: assert {host.source}"
-                [:SHOWN_CHARS],
-                actual=show(values[calls[0]]) if calls else None,
-                expected=show(test.calls[calls[0]].expected) if calls else None)
-    return TestOutcome(**base, status="success")
-
-
-def _checker(task: Task, plan: CheckPlan, recording: Recording, returned: dict[int, list[Any]],
-             sandbox: Sandbox, timeout_s: float) -> tuple[dict[int, TestOutcome], float] | None:
-    """Judge the non-host tests in an execution without candidate code; None if one diverged."""
-    judged = frozenset(returned)
-    oracle = {index: [(call.tagged, value) for call, value in
-                      zip(recording.tests[index].calls, values)]
-              for index, values in returned.items()}
-    skip = frozenset(range(plan.tests)) - judged
-    spec = {"mode": "checker", "prompt": prompt_module(task.prompt), "test": task.test,
-            "seed": SEED, "steps": step_specs(plan, skip), "judge": sorted(judged),
-            "oracle": oracle}
-    request, nonce = runner_request({}, spec, plan.tests, timeout_s=timeout_s,
-                                    warm=sandbox.warm_modules)
-    outcome = execute(sandbox, request)
-    records = read_records(outcome, nonce, plan.tests)
-    found: dict[int, TestOutcome] = {}
-    for index in judged:
-        shown = plan.shown[index].strip()[:SHOWN_CHARS]
-        base: dict[str, Any] = {"name": f"check[{index}]", "input": shown}
-        record = records[index]
-        if record is None:
-            missing, why = missing_verdict(outcome)
-            found[index] = TestOutcome(**base, status=missing, detail=f"checker: {why}")
+            compile(candidate, "<prompt>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
             continue
-        kind = str(record.get("status"))
-        detail = _text(record.get("detail"))
-        if detail == "diverged":
-            return None
-        status: TestStatus = "success" if kind == "pass" else _FAILED.get(kind, "runtime_error")
-        if kind == "fail":
-            detail = f"assertion failed: {shown.splitlines()[0]}"
-        found[index] = TestOutcome(**base, status=status, detail=detail[:SHOWN_CHARS * 4])
-    return found, outcome.duration_s
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
+        return candidate
+    return ""

@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from ..generation import COMPLEXITIES, ProjectRequirement
-from ..models import ItemResult, Task, TestOutcome
-from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
+from ..models import (
+    COMPLEXITIES,
+    ItemResult,
+    ProjectRequirement,
+    Task,
+    pass_ratio_by_priority,
+    weighted_pass_ratio,
+)
+from ..providers import (
+    CompletionRequest,
+    Provider,
+    ProviderConfigError,
+    ProviderError,
+    usage_of,
+)
 from ..sandbox import Sandbox
 from ._extract import extract_code
 from ._grading import grade_probes
-from ._outcome import FORMAT_ERROR, finish_item, usage_of
+from ._outcome import FORMAT_ERROR, finish_item
 from ._pipeline import RunOptions
 from ._prompts import requirement_messages
-
-PRIORITY_WEIGHTS = {"must": 3.0, "should": 2.0, "nice": 1.0}
-"""Weights of the probe priorities in the execution score (must counts three times nice)."""
 
 
 def run_requirement(
@@ -75,24 +83,3 @@ def run_requirement(
         "pass_ratio_by_priority": by_priority,
         "score": round(100 * weighted_pass_ratio(by_priority, execution.tests, priorities), 2),
     })
-
-
-def pass_ratio_by_priority(tests: Sequence[TestOutcome], priorities: dict[str, str]) -> dict[str, float]:
-    """Pass ratio of the probes of each priority that has probes."""
-    totals: dict[str, list[int]] = {}
-    for test in tests:
-        counts = totals.setdefault(priorities.get(test.name, "must"), [0, 0])
-        counts[0] += test.status == "success"
-        counts[1] += 1
-    return {priority: passed / total for priority, (passed, total) in totals.items()}
-
-
-def weighted_pass_ratio(
-    by_priority: dict[str, float], tests: Sequence[TestOutcome], priorities: dict[str, str]
-) -> float:
-    """Each probe weighs :data:`PRIORITY_WEIGHTS` of its priority; 0 without probes."""
-    weights = [PRIORITY_WEIGHTS[priorities.get(t.name, "must")] for t in tests]
-    if not weights:
-        return 0.0
-    passed = sum(w for w, t in zip(weights, tests, strict=True) if t.status == "success")
-    return passed / sum(weights)

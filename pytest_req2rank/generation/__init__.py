@@ -1,115 +1,67 @@
-"""Requirements: the skill matrix and taxonomy, the seed library, slot filling and seed quality,
-the per-round draw and its mutations, the generator pipeline and near-duplicate rejection."""
+"""Requirements: the skill matrix and taxonomy, the template library, slot filling and template
+quality, the per-round draw and its mutations, the generator pipeline and near-duplicate rejection."""
 
-from ._calibrate import Calibration, CalibrationPolicy, DroppedProbe, calibrate
-from ._compose import clash, compose, composed_complexity
-from ._constraints import CATALOGUE, ExtraConstraint
-from ._dedup import (
-    DUPLICATE_THRESHOLD,
-    DuplicateMatch,
-    NearDuplicateIndex,
-    humaneval_index,
-    requirement_text,
-)
+from ._calibrate import CalibrationPolicy
+from ._compose import clash, compose
+from ._constraints import CATALOGUE
+from ._dedup import DUPLICATE_THRESHOLD, NearDuplicateIndex, humaneval_index, requirement_text
 from ._draw import plan_rounds
-from ._instantiate import (
-    Assignment,
-    assignment_count,
-    assignments,
-    complete_assignment,
-    instantiate,
+from ._instantiate import assignment_count, assignments, instantiate
+from ._loader import (
+    TemplateError,
+    bundled_library,
+    check_template_file,
+    load_template,
+    load_templates,
 )
-from ._loader import SeedError, check_seed_file, default_seed_dir, load_seed, load_seeds
-from ._models import (
-    FunctionalRequirement,
-    Guidance,
-    Interface,
-    ProbeSpec,
-    ProjectRequirement,
-    RequirementMetadata,
-    Seed,
-    SlotSpec,
-)
+from ._models import Template
 from ._mutations import build_requirement, stack_constraints
-from ._pipeline import Attempt, Elaboration, Provenance, StageOutput, elaborate
-from ._prompts import PROMPT_VERSION
+from ._pipeline import Elaboration, elaborate
 from ._quality import (
     MIN_MUTATION_SCORE,
     InfrastructureError,
-    MutationScore,
     ProbeGrader,
     mutation_score,
     reference_failures,
     sandbox_grader,
 )
-from ._schema import seed_schema
-from ._spec import MUTATIONS, MutationKind, RequirementSpec
-from ._structured import StructureError, as_answer, read_answer, requirement_schema
-from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, ComplexityLevel, scenario_ids
+from ._spec import MUTATIONS, RequirementSpec
+from ._structured import StructureError, as_answer, read_answer
 from ._templating import ExpressionError
 
 __all__ = [
     "CATALOGUE",
-    "COMPLEXITIES",
-    "DOMAINS",
     "DUPLICATE_THRESHOLD",
     "MIN_MUTATION_SCORE",
     "MUTATIONS",
-    "PROMPT_VERSION",
-    "SKILLS",
-    "Assignment",
-    "Attempt",
-    "Calibration",
     "CalibrationPolicy",
-    "Complexity",
-    "ComplexityLevel",
-    "DroppedProbe",
-    "DuplicateMatch",
     "Elaboration",
     "ExpressionError",
-    "ExtraConstraint",
-    "FunctionalRequirement",
-    "Guidance",
     "InfrastructureError",
-    "Interface",
-    "MutationKind",
-    "MutationScore",
     "NearDuplicateIndex",
     "ProbeGrader",
-    "ProbeSpec",
-    "ProjectRequirement",
-    "Provenance",
-    "RequirementMetadata",
     "RequirementSpec",
-    "Seed",
-    "SeedError",
-    "SlotSpec",
-    "StageOutput",
     "StructureError",
+    "Template",
+    "TemplateError",
     "as_answer",
     "assignment_count",
     "assignments",
     "build_requirement",
-    "calibrate",
-    "check_seed_file",
+    "bundled_library",
+    "check_template_file",
     "clash",
-    "complete_assignment",
     "compose",
-    "composed_complexity",
-    "default_seed_dir",
     "elaborate",
     "humaneval_index",
     "instantiate",
-    "load_seed",
-    "load_seeds",
+    "load_template",
+    "load_templates",
     "mutation_score",
     "plan_rounds",
     "read_answer",
     "reference_failures",
-    "requirement_schema",
     "requirement_text",
     "sandbox_grader",
-    "scenario_ids",
-    "seed_schema",
     "stack_constraints",
 ]

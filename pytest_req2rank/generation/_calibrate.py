@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._models import ProjectRequirement
+from ..models import ProjectRequirement
 from ._quality import InfrastructureError, ProbeGrader, mutation_score
 
 
 class CalibrationPolicy(BaseModel):
-    """How much a generated requirement must prove before it replaces the seed variant."""
+    """How much a generated requirement must prove before it replaces the offline template variant."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

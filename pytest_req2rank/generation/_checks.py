@@ -1,4 +1,4 @@
-"""Semantic checks of a seed that a JSON Schema cannot express.
+"""Semantic checks of a template that a JSON Schema cannot express.
 
 Run on the raw data after it passed the schema; every finding is a
 ``(field path, reason)`` pair.
@@ -13,8 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from ._schema import field_path
-from ._taxonomy import DOMAINS, SKILLS, scenario_ids
+from ..models import DOMAINS, SKILLS, field_path, scenario_ids
 from ._templating import (
     ExpressionError,
     SlotValue,
@@ -33,7 +32,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 
 def semantic_errors(data: dict[str, Any]) -> list[Finding]:
-    """Every semantic mistake in a schema-valid seed."""
+    """Every semantic mistake in a schema-valid template."""
     findings = [*_taxonomy(data), *_slots(data), *_placeholders(data), *_unique(data),
                 *_expectations(data), *_reference_paths(data)]
     if not findings:
@@ -52,7 +51,7 @@ def _taxonomy(data: dict[str, Any]) -> Iterator[Finding]:
         if scenario not in scenario_ids():
             yield f"scenarios[{i}]", f"{scenario!r} is not a 'domain/scenario' of the taxonomy"
         elif scenario.split("/")[0] not in data["domains"]:
-            yield f"scenarios[{i}]", f"{scenario!r} belongs to a domain the seed does not list"
+            yield f"scenarios[{i}]", f"{scenario!r} belongs to a domain the template does not list"
 
 
 def _slots(data: dict[str, Any]) -> Iterator[Finding]:
@@ -71,7 +70,7 @@ def _slots(data: dict[str, Any]) -> Iterator[Finding]:
         if tied is None:
             continue
         if tied == name or tied not in slots:
-            yield f"{where}.tied_to", f"{tied!r} is not another slot of this seed"
+            yield f"{where}.tied_to", f"{tied!r} is not another slot of this template"
         elif slots[tied].get("tied_to"):
             yield f"{where}.tied_to", f"{tied!r} is itself tied; tie to {slots[tied]['tied_to']!r}"
         elif len(slots[tied]["values"]) != len(spec["values"]):

@@ -1,13 +1,13 @@
-"""Composition upgrade: two compatible seeds delivered together as one higher-complexity requirement."""
+"""Composition upgrade: two compatible templates delivered together as one higher-complexity requirement."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
 
+from ..models import Complexity, Guidance, Interface, ProjectRequirement
 from ._instantiate import assignments
-from ._models import Guidance, Interface, ProjectRequirement, Seed
-from ._taxonomy import Complexity
+from ._models import Template
 from ._templating import render_code
 
 COMPOSABLE: frozenset[str] = frozenset({"C1", "C2"})
@@ -17,23 +17,23 @@ _SEPARATE = ("Keep each part in the modules its interface names; the two parts m
              "work independently.")
 
 
-def composed_complexity(a: Seed, b: Seed) -> Complexity:
+def composed_complexity(a: Template, b: Template) -> Complexity:
     return "C2" if a.complexity == b.complexity == "C1" else "C3"
 
 
-def clash(a: Seed, b: Seed) -> str | None:
+def clash(a: Template, b: Template) -> str | None:
     """Why ``a`` and ``b`` cannot be composed, or None when they can.
 
     Over every slot assignment, their files and modules must differ and the
     names their probe setups bind must not overlap (the setups run together).
     """
     if a.id == b.id:
-        return "a seed cannot be composed with itself"
-    for seed in (a, b):
-        if seed.complexity not in COMPOSABLE:
-            return f"{seed.id} is {seed.complexity}; only {sorted(COMPOSABLE)} seeds compose"
-        if seed.interface.kind not in _KINDS:
-            return f"{seed.id} has a {seed.interface.kind} interface"
+        return "a template cannot be composed with itself"
+    for template in (a, b):
+        if template.complexity not in COMPOSABLE:
+            return f"{template.id} is {template.complexity}; only {sorted(COMPOSABLE)} templates compose"
+        if template.interface.kind not in _KINDS:
+            return f"{template.id} has a {template.interface.kind} interface"
     if not set(a.domains) & set(b.domains):
         return "no domain in common"
     shared_modules = _modules(a) & _modules(b)
@@ -49,24 +49,24 @@ _Footprint = tuple[frozenset[str], frozenset[str]]
 _FOOTPRINTS: dict[tuple[object, ...], _Footprint] = {}
 
 
-def _footprint(seed: Seed) -> _Footprint:
-    """The modules a seed delivers and the names its setup binds, over every assignment."""
-    key = (seed.id, seed.setup, tuple(seed.reference), seed.slots)
+def _footprint(template: Template) -> _Footprint:
+    """The modules a template delivers and the names its setup binds, over every assignment."""
+    key = (template.id, template.setup, tuple(template.reference), template.slots)
     if key not in _FOOTPRINTS:
-        every = assignments(seed)
-        paths = {render_code(path, values) for values in every for path in seed.reference}
+        every = assignments(template)
+        paths = {render_code(path, values) for values in every for path in template.reference}
         modules = {path.removesuffix(".py").replace("/", ".").split(".")[0] for path in paths}
-        names = {name for values in every for name in bound_names(render_code(seed.setup, values))}
+        names = {name for values in every for name in bound_names(render_code(template.setup, values))}
         _FOOTPRINTS[key] = (frozenset(modules), frozenset(names))
     return _FOOTPRINTS[key]
 
 
-def _modules(seed: Seed) -> frozenset[str]:
-    return _footprint(seed)[0]
+def _modules(template: Template) -> frozenset[str]:
+    return _footprint(template)[0]
 
 
-def _setup_names(seed: Seed) -> frozenset[str]:
-    return _footprint(seed)[1]
+def _setup_names(template: Template) -> frozenset[str]:
+    return _footprint(template)[1]
 
 
 def bound_names(code: str) -> set[str]:
@@ -89,12 +89,12 @@ def compose(parts: tuple[ProjectRequirement, ProjectRequirement], *, complexity:
     clashing = set(a.reference) & set(b.reference)
     if clashing:
         raise ValueError(f"{a.id} and {b.id} both deliver {sorted(clashing)}")
-    probes = tuple(p.model_copy(update={"name": f"{req.seed_id}:{p.name}"})
+    probes = tuple(p.model_copy(update={"name": f"{req.template_id}:{p.name}"})
                    for req in parts for p in req.probes)
     requirements = [r for req in parts for r in req.requirements]
     return ProjectRequirement(
         id=f"{a.id}+{b.id}",
-        seed_id=f"{a.seed_id}+{b.seed_id}",
+        template_id=f"{a.template_id}+{b.template_id}",
         title=f"{a.title}, together with: {b.title}",
         description=(
             "Deliver two components that ship together in one code base. Each keeps its own "
@@ -117,7 +117,7 @@ def compose(parts: tuple[ProjectRequirement, ProjectRequirement], *, complexity:
             pitfalls=(*a.guidance.pitfalls, *b.guidance.pitfalls),
             edge_cases=(*a.guidance.edge_cases, *b.guidance.edge_cases),
         ),
-        slots={f"{req.seed_id}.{name}": value for req in parts for name, value in req.slots.items()},
+        slots={f"{req.template_id}.{name}": value for req in parts for name, value in req.slots.items()},
         reference={**a.reference, **b.reference},
         setup=f"{a.setup.rstrip()}\n{b.setup.strip()}\n",
         probes=probes,

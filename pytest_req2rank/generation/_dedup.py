@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from ._models import ProjectRequirement
+from ..models import ProjectRequirement
 
 DUPLICATE_THRESHOLD = 0.4
 """Cosine similarity from which a requirement counts as a near-duplicate (see tests/generation/test_dedup.py)."""

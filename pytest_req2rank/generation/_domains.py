@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ._taxonomy import DOMAINS
+from ..models import DOMAINS
 
 DOMAIN_LABELS: dict[str, str] = {
     "e-commerce": "e-commerce", "social": "social network", "finance": "finance",

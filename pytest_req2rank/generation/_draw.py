@@ -1,9 +1,9 @@
-"""The per-round draw: skills × complexity × domain/scenario, a fitting seed, and its mutations.
+"""The per-round draw: skills × complexity × domain/scenario, a fitting template, and its mutations.
 
 Deterministic from the run seed and the library: one random stream for the
 whole plan, so the first ``n`` rounds of a longer plan are the plan of ``n``
 rounds. The draw spreads over the library: a matrix cell is drawn uniformly,
-then the least-used fitting seed (or pair), its least-used domain, and a slot
+then the least-used fitting template (or pair), its least-used domain, and a slot
 assignment not used before.
 """
 
@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..models import COMPLEXITIES, DOMAINS, SKILLS
 from ._compose import clash, composed_complexity
 from ._constraints import CATALOGUE
 from ._domains import preferred_values, scenarios_of
 from ._instantiate import Assignment, assignments
-from ._models import Seed
+from ._models import Template
 from ._mutations import base_requirement
 from ._spec import MutationKind, RequirementSpec, item_id
-from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS
 
 COMPOSITION_SHARE = 0.3
 """Chance that a matrix cell reachable both ways is served by a composition."""
@@ -34,18 +34,18 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class _Option:
-    seeds: tuple[Seed, ...]
+    templates: tuple[Template, ...]
     complexity: str
     skills: tuple[str, ...]
     domains: tuple[str, ...]
 
     @property
     def key(self) -> tuple[str, ...]:
-        return tuple(seed.id for seed in self.seeds)
+        return tuple(template.id for template in self.templates)
 
 
 def plan_rounds(
-    seeds: Iterable[Seed],
+    templates: Iterable[Template],
     *,
     rounds: int,
     seed: int,
@@ -64,12 +64,12 @@ def plan_rounds(
     wanted_c = _checked("complexity", complexities, COMPLEXITIES)
     wanted_s = _checked("skill", skills, SKILLS)
     wanted_d = _checked("domain", domains, DOMAINS)
-    library = sorted(seeds, key=lambda s: s.id)
+    library = sorted(templates, key=lambda t: t.id)
     options = _options(library, wanted_c, wanted_s, wanted_d)
     if not options:
         raise ValueError(
-            f"no seed fits complexities {sorted(wanted_c)}, skills {sorted(wanted_s)} and "
-            f"domains {sorted(wanted_d)}; the library has {len(library)} seeds "
+            f"no template fits complexities {sorted(wanted_c)}, skills {sorted(wanted_s)} and "
+            f"domains {sorted(wanted_d)}; the library has {len(library)} templates "
             f"({_inventory(library)})"
         )
     cells = sorted({(skill, o.complexity) for o in options for skill in o.skills
@@ -88,17 +88,17 @@ def _checked(label: str, given: Sequence[str] | None, known: Iterable[str]) -> s
     return set(given)
 
 
-def _inventory(library: list[Seed]) -> str:
-    counts = Counter(seed.complexity for seed in library)
+def _inventory(library: list[Template]) -> str:
+    counts = Counter(template.complexity for template in library)
     return ", ".join(f"{c}: {counts[c]}" for c in sorted(counts))
 
 
-def _options(library: list[Seed], complexities: set[str], skills: set[str],
+def _options(library: list[Template], complexities: set[str], skills: set[str],
              domains: set[str]) -> list[_Option]:
     options = [
-        _Option((seed,), seed.complexity, seed.skills,
-                tuple(d for d in seed.domains if d in domains))
-        for seed in library if seed.complexity in complexities
+        _Option((template,), template.complexity, template.skills,
+                tuple(d for d in template.domains if d in domains))
+        for template in library if template.complexity in complexities
     ]
     for i, a in enumerate(library):
         for b in library[i + 1:]:
@@ -125,38 +125,39 @@ class _Draw:
                 break
             spec = self._once(index, cells)
         self.keys.add(spec.key)
-        self.option_use[spec.seeds] += 1
-        self.domain_use[(spec.seeds, spec.domain)] += 1
-        for seed_id, slots in zip(spec.seeds, spec.slots, strict=True):
-            self.slots_used[seed_id].add(repr(sorted(slots.items())))
+        self.option_use[spec.templates] += 1
+        self.domain_use[(spec.templates, spec.domain)] += 1
+        for template_id, slots in zip(spec.templates, spec.slots, strict=True):
+            self.slots_used[template_id].add(repr(sorted(slots.items())))
         return spec
 
     def _once(self, index: int, cells: list[tuple[str, str]]) -> RequirementSpec:
         rng = self.rng
         skill, complexity = rng.choice(cells)
         fitting = [o for o in self.options if o.complexity == complexity and skill in o.skills]
-        singles = [o for o in fitting if len(o.seeds) == 1]
-        pairs = [o for o in fitting if len(o.seeds) == 2]
+        singles = [o for o in fitting if len(o.templates) == 1]
+        pairs = [o for o in fitting if len(o.templates) == 2]
         pool = pairs if pairs and (not singles or rng.random() < COMPOSITION_SHARE) else singles
         option = self._least(pool, lambda o: self.option_use[o.key])
         domain = self._least(list(option.domains), lambda d: self.domain_use[(option.key, d)])
-        listed = [s for seed in option.seeds for s in seed.scenarios if s.startswith(f"{domain}/")]
+        listed = [s for template in option.templates for s in template.scenarios
+                  if s.startswith(f"{domain}/")]
         scenario = rng.choice(sorted(set(listed)) or list(scenarios_of(domain)))
-        slots = tuple(self._slots(seed, domain) for seed in option.seeds)
+        slots = tuple(self._slots(template, domain) for template in option.templates)
         mutations: list[MutationKind] = ["slot-filling"]
-        if len(option.seeds) == 2:
+        if len(option.templates) == 2:
             mutations.append("composition")
-        if domain != option.seeds[0].domains[0]:
+        if domain != option.templates[0].domains[0]:
             mutations.append("domain-migration")
         spec = RequirementSpec(
             item_id=item_id(index, option.key, complexity, domain), round=index,
-            seeds=option.key, slots=slots, complexity=option.complexity,  # type: ignore[arg-type]
+            templates=option.key, slots=slots, complexity=option.complexity,  # type: ignore[arg-type]
             skills=option.skills, domain=domain, scenario=scenario, mutations=tuple(mutations),
         )
         count = rng.choice(STACKED)
         if not count:
             return spec
-        base = base_requirement(spec, {seed.id: seed for seed in option.seeds})
+        base = base_requirement(spec, {template.id: template for template in option.templates})
         fitting_constraints = [c.id for c in CATALOGUE.values()
                                if c.judge_only or c.applies_to(base.reference, base.constraints)]
         count = min(count, len(fitting_constraints))
@@ -171,12 +172,12 @@ class _Draw:
         low = min(counts)
         return self.rng.choice([item for item, n in zip(pool, counts, strict=True) if n == low])
 
-    def _slots(self, seed: Seed, domain: str) -> Assignment:
-        every = assignments(seed)
+    def _slots(self, template: Template, domain: str) -> Assignment:
+        every = assignments(template)
         fitting = every
-        for spec in seed.slots:
+        for spec in template.slots:
             if spec.type == "str" and spec.tied_to is None:
                 allowed = preferred_values(spec.values, domain)
                 fitting = [a for a in fitting if a[spec.name] in allowed]
-        fresh = [a for a in fitting if repr(sorted(a.items())) not in self.slots_used[seed.id]]
+        fresh = [a for a in fitting if repr(sorted(a.items())) not in self.slots_used[template.id]]
         return dict(self.rng.choice(fresh or fitting))

@@ -1,71 +1,77 @@
-"""Reading seed files: TOML → schema → semantic checks → :class:`Seed`."""
+"""Reading template files: TOML → schema → semantic checks → :class:`Template`."""
 
 from __future__ import annotations
 
 import re
 import tomllib
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..models import FunctionalRequirement, Guidance, Interface
 from ._checks import semantic_errors
-from ._models import (
-    FunctionalRequirement,
-    Guidance,
-    Interface,
-    ProbeSpec,
-    Seed,
-    SlotSpec,
-)
+from ._models import ProbeSpec, SlotSpec, Template
 from ._schema import schema_errors
 
-SEED_SUFFIX = ".toml"
+TEMPLATE_SUFFIX = ".toml"
+BUNDLED_LIBRARY = "templates"
+"""The folder of this package that holds the template library it ships."""
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)$")
 _TOML_END = "(at end of document)"
 
 
-class SeedError(ConfigurationError, ValueError):
-    """One or more seed files are wrong; ``errors`` holds one ``file: field: reason`` line each."""
+class TemplateError(ConfigurationError, ValueError):
+    """One or more template files are wrong; ``errors`` holds one ``file: field: reason`` line each."""
 
     def __init__(self, errors: list[str]) -> None:
         super().__init__("\n".join(errors))
         self.errors = errors
 
 
-def default_seed_dir() -> Path:
-    """The library in the checkout: ``seeds/`` next to the package."""
-    return Path(__file__).resolve().parents[2] / "seeds"
+def bundled_library() -> Traversable:
+    """The template library shipped inside the package (its data files, in any install)."""
+    return files("pytest_req2rank.generation").joinpath(BUNDLED_LIBRARY)
 
 
-def check_seed_file(path: str | Path) -> list[str]:
-    """Every mistake in one seed file, as ``file: field: reason`` lines (empty when valid)."""
+def check_template_file(path: str | Path) -> list[str]:
+    """Every mistake in one template file, as ``file: field: reason`` lines (empty when valid)."""
     return _parse(Path(path))[1]
 
 
-def load_seed(path: str | Path) -> Seed:
-    """Load and validate one seed file; raises :class:`SeedError` listing every mistake."""
-    seed, errors = _parse(Path(path))
-    if seed is None:
-        raise SeedError(errors)
-    return seed
+def load_template(path: str | Path) -> Template:
+    """Load and validate one template file; raises :class:`TemplateError` listing every mistake."""
+    template, errors = _parse(Path(path))
+    if template is None:
+        raise TemplateError(errors)
+    return template
 
 
-def load_seeds(directory: str | Path | None = None) -> list[Seed]:
-    """Every seed of a library directory, sorted by id; raises one :class:`SeedError` for all files."""
-    directory = Path(directory) if directory else default_seed_dir()
-    seeds: list[Seed] = []
+def load_templates(directory: str | Path | Traversable | None = None) -> list[Template]:
+    """Every template of a library directory (default: :func:`bundled_library`), sorted by id;
+    raises one :class:`TemplateError` for all files."""
+    library: Traversable = (bundled_library() if not directory
+                            else Path(directory) if isinstance(directory, str) else directory)
+    templates: list[Template] = []
     errors: list[str] = []
-    for path in sorted(directory.glob(f"*{SEED_SUFFIX}")):
-        seed, found = _parse(path)
+    for path in _template_files(library):
+        template, found = _parse(path)
         errors += found
-        if seed is not None:
-            seeds.append(seed)
+        if template is not None:
+            templates.append(template)
     if errors:
-        raise SeedError(errors)
-    return sorted(seeds, key=lambda s: s.id)
+        raise TemplateError(errors)
+    return sorted(templates, key=lambda t: t.id)
 
 
-def _parse(path: Path) -> tuple[Seed | None, list[str]]:
+def _template_files(library: Traversable) -> list[Traversable]:
+    """The ``*.toml`` entries of a library directory, by name."""
+    entries = (entry for entry in library.iterdir() if entry.name.endswith(TEMPLATE_SUFFIX))
+    return sorted(entries, key=lambda entry: entry.name)
+
+
+def _parse(path: Traversable) -> tuple[Template | None, list[str]]:
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
@@ -76,14 +82,15 @@ def _parse(path: Path) -> tuple[Seed | None, list[str]]:
     findings = schema_errors(data)
     if not findings:
         findings = semantic_errors(data)
-        if data["id"] != path.stem:
-            findings.insert(0, ("id", f"{data['id']!r} must match the file name {path.stem!r}"))
+        stem = path.name.removesuffix(TEMPLATE_SUFFIX)
+        if data["id"] != stem:
+            findings.insert(0, ("id", f"{data['id']!r} must match the file name {stem!r}"))
     if findings:
         return None, [f"{path}: {where}: {reason}" for where, reason in findings]
     return _build(data, path), []
 
 
-def _toml_error(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
+def _toml_error(path: Traversable, text: str, exc: tomllib.TOMLDecodeError) -> str:
     """``FILE:LINE:COLUMN: <toml>: what``, from the position tomllib puts in its message."""
     message = str(exc)
     located = _TOML_POSITION.search(message)
@@ -98,8 +105,8 @@ def _toml_error(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
     return f"{path}:{line}:{column}: <toml>: {reason}"
 
 
-def _build(data: dict[str, Any], path: Path) -> Seed:
-    return Seed(
+def _build(data: dict[str, Any], path: Traversable) -> Template:
+    return Template(
         id=data["id"],
         title=data["title"],
         skills=tuple(data["skills"]),

@@ -12,42 +12,43 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..models import ProjectRequirement
 from ._compose import compose
 from ._constraints import CATALOGUE
 from ._domains import setting_text
 from ._instantiate import instantiate
-from ._models import ProjectRequirement, Seed
+from ._models import Template
 from ._spec import RequirementSpec
 
 JUDGE_ONLY_PREFIX = "Judge-only constraint (no hidden test checks it): "
 
 
-def seed_index(seeds: Mapping[str, Seed] | Iterable[Seed]) -> dict[str, Seed]:
-    """Seeds by id."""
-    if isinstance(seeds, Mapping):
-        return dict(seeds)
-    return {seed.id: seed for seed in seeds}
+def template_index(templates: Mapping[str, Template] | Iterable[Template]) -> dict[str, Template]:
+    """Templates by id."""
+    if isinstance(templates, Mapping):
+        return dict(templates)
+    return {template.id: template for template in templates}
 
 
 def build_requirement(spec: RequirementSpec,
-                      seeds: Mapping[str, Seed] | Iterable[Seed]) -> ProjectRequirement:
+                      templates: Mapping[str, Template] | Iterable[Template]) -> ProjectRequirement:
     """The concrete requirement of a planned round; the same on every process.
 
-    Raises ``KeyError`` when the library lacks one of the spec's seeds and
+    Raises ``KeyError`` when the library lacks one of the spec's templates and
     ``ValueError`` when a slot value or constraint is not (any longer) valid.
     """
-    return stack_constraints(base_requirement(spec, seeds), spec.constraints)
+    return stack_constraints(base_requirement(spec, templates), spec.constraints)
 
 
 def base_requirement(spec: RequirementSpec,
-                     seeds: Mapping[str, Seed] | Iterable[Seed]) -> ProjectRequirement:
+                     templates: Mapping[str, Template] | Iterable[Template]) -> ProjectRequirement:
     """The requirement before constraint stacking."""
-    library = seed_index(seeds)
-    missing = [seed_id for seed_id in spec.seeds if seed_id not in library]
+    library = template_index(templates)
+    missing = [template_id for template_id in spec.templates if template_id not in library]
     if missing:
-        raise KeyError(f"{spec.item_id}: the seed library has no seed {missing}")
-    parts = [instantiate(library[seed_id], slots, domain=spec.domain, scenario=spec.scenario)
-             for seed_id, slots in zip(spec.seeds, spec.slots, strict=True)]
+        raise KeyError(f"{spec.item_id}: the template library has no template {missing}")
+    parts = [instantiate(library[template_id], slots, domain=spec.domain, scenario=spec.scenario)
+             for template_id, slots in zip(spec.templates, spec.slots, strict=True)]
     if len(parts) == 2:
         req = compose((parts[0], parts[1]), complexity=spec.complexity, skills=spec.skills)
     else:

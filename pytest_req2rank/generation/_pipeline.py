@@ -5,7 +5,7 @@ JSON); an answer that is not valid JSON is read from a fenced block, and one
 that still cannot be used is asked for once more. The result is calibrated
 (:func:`calibrate`) after a check against well-known benchmark problems. A
 rejected attempt is regenerated with the reason, a bounded number of times;
-then, or when the generator is unavailable, the offline seed variant is used
+then, or when the generator is unavailable, the offline template variant is used
 and the provenance says why.
 """
 
@@ -15,15 +15,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import Usage
+from ..models import COMPLEXITIES, ProjectRequirement, Usage
 from ..providers import CompletionRequest, Message, Provider, ProviderError
 from ._calibrate import Calibration, CalibrationPolicy, calibrate
 from ._dedup import DuplicateMatch, NearDuplicateIndex, humaneval_index
-from ._models import ProjectRequirement
 from ._prompts import PROMPT_VERSION, REVIEW, draft_messages, retry_message, structure_message
 from ._quality import ProbeGrader
 from ._structured import ParseRoute, StructureError, read_answer
-from ._taxonomy import COMPLEXITIES
 
 Stage = Literal["draft", "review", "structure", "structure-retry"]
 Outcome = Literal["accepted", "invalid", "calibration", "duplicate", "provider_error"]
@@ -104,7 +102,7 @@ def elaborate(
     policy: CalibrationPolicy | None = None,
     duplicates: NearDuplicateIndex | None = None,
 ) -> Elaboration:
-    """Elaborate ``requirement`` (an offline seed variant) with the generator ``provider``.
+    """Elaborate ``requirement`` (an offline template variant) with the generator ``provider``.
 
     Never raises for generator failures (they lead to the fallback); raises
     :class:`InfrastructureError` when the sandbox fails during calibration.
@@ -147,7 +145,7 @@ def _fallback(requirement: ProjectRequirement, provider: Provider, attempts: lis
               reason: str) -> Elaboration:
     return Elaboration(requirement=requirement, provenance=Provenance(
         generator=provider.model, source="fallback", attempts=tuple(attempts),
-        fallback_reason=f"{reason}; using the offline seed variant"))
+        fallback_reason=f"{reason}; using the offline template variant"))
 
 
 class _Run:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 
+from ..models import COMPLEXITIES, SKILLS, ProjectRequirement
 from ..providers import Message
 from ._domains import setting_text
-from ._models import ProjectRequirement
 from ._structured import requirement_schema
-from ._taxonomy import COMPLEXITIES, SKILLS
 
-PROMPT_VERSION = "r2r-generator-v1"
+PROMPT_VERSION = "r2r-generator-v2"
 """Part of the response-cache key: change it whenever a prompt changes."""
 
 SYSTEM = (
@@ -27,21 +26,21 @@ SYSTEM = (
 
 
 def draft_messages(req: ProjectRequirement, *, rejected: str | None = None) -> list[Message]:
-    """Stage 1: a fresh draft from the matrix cell, the seed and the domain."""
+    """Stage 1: a fresh draft from the matrix cell, the template requirement and the domain."""
     meta = req.metadata
     level = COMPLEXITIES[meta.complexity]
     skills = "\n".join(f"- {s}: {SKILLS[s]}" for s in meta.skills)
-    seed = json.dumps({**req.brief(), "evaluationGuidance": req.guidance.model_dump(mode="json")},
-                      indent=2, ensure_ascii=False)
+    brief = {**req.brief(), "evaluationGuidance": req.guidance.model_dump(mode="json")}
+    template = json.dumps(brief, indent=2, ensure_ascii=False)
     setting = setting_text(meta.domain, meta.scenario) if meta.domain and meta.scenario else ""
     text = (
         "Stage 1 of 3: draft.\n\n"
         f"Skill matrix cell. Skills:\n{skills}\n"
         f"Complexity {level.code} ({level.name}): {level.definition}; scope: {level.scope}.\n"
         f"Domain {meta.domain}, scenario {meta.scenario}. {setting}\n\n"
-        "Seed requirement (write a new variant of it for this domain and scenario: keep its "
+        "Template requirement (write a new variant of it for this domain and scenario: keep its "
         "skills, scope and kind of interface, change the domain nouns, rules and numbers so "
-        f"the result is a different problem):\n{seed}\n\n"
+        f"the result is a different problem):\n{template}\n\n"
         "Write the draft in prose: a title; a description; functional requirements FR-1, FR-2, "
         "… each with an acceptance criterion and a priority (must, should, nice-to-have); "
         "constraints; the exact Python interface (file names, signatures, exceptions); and the "
@@ -84,7 +83,7 @@ def structure_message(req: ProjectRequirement, *, min_tests: int) -> str:
         "the code. "
         f"Write at least {min_tests} tests: every must requirement, edge cases and error "
         "handling, each able to fail for a plausible wrong implementation.\n"
-        f"Tests in this form, from the seed: {json.dumps(example, ensure_ascii=False)}"
+        f"Tests in this form, from the template: {json.dumps(example, ensure_ascii=False)}"
     )
 
 

@@ -1,4 +1,4 @@
-"""Proving a seed's hidden tests: the reference passes them, and they kill its mutants."""
+"""Proving a template's hidden tests: the reference passes them, and they kill its mutants."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import Req2RankError
-from ..models import ExecutionResult, Probe
+from ..execution import grade_probes
+from ..models import ExecutionResult, Probe, ProjectRequirement
 from ..mutation import mutate_files
-from ._models import ProjectRequirement
+from ..sandbox import Sandbox
 
 MIN_MUTATION_SCORE = 0.9
-"""Share of first-order mutants of the reference a seed's probes must kill."""
+"""Share of first-order mutants of the reference a template's probes must kill."""
 
 
 class ProbeGrader(Protocol):
@@ -24,7 +25,7 @@ class ProbeGrader(Protocol):
 
 
 class InfrastructureError(Req2RankError, RuntimeError):
-    """The sandbox failed; nothing can be concluded about the seed."""
+    """The sandbox failed; nothing can be concluded about the template."""
 
 
 class MutationScore(BaseModel):
@@ -42,12 +43,8 @@ class MutationScore(BaseModel):
         return self.killed / self.total if self.total else 1.0
 
 
-def sandbox_grader(backend: str = "process") -> ProbeGrader:
-    """``execution.grade_probes`` on a sandbox of ``backend`` (created once)."""
-    from ..execution import grade_probes
-    from ..sandbox import create_sandbox
-
-    sandbox = create_sandbox(backend)
+def sandbox_grader(sandbox: Sandbox) -> ProbeGrader:
+    """``execution.grade_probes`` on ``sandbox`` (the caller's, which the caller closes)."""
 
     def grade(files: dict[str, str], probes: Sequence[Probe], *, timeout_s: float,
               setup: str = "") -> ExecutionResult:

@@ -1,40 +1,28 @@
-"""Structural validation of a seed file against the shipped JSON Schema."""
+"""Structural validation of a template file against the shipped JSON Schema."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from ..models import field_path
+
 
 @lru_cache(maxsize=1)
-def seed_schema() -> dict[str, Any]:
-    """The seed JSON Schema (``seed.schema.json``, shipped with the package)."""
-    text = files("pytest_req2rank.generation").joinpath("seed.schema.json").read_text("utf-8")
+def template_schema() -> dict[str, Any]:
+    """The template JSON Schema (``template.schema.json``, shipped with the package)."""
+    text = files("pytest_req2rank.generation").joinpath("template.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(seed_schema())
-
-
-def field_path(parts: Iterable[str | int]) -> str:
-    """``("probes", 2, "expect")`` → ``probes[2].expect``."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part.replace("_", "").replace("-", "").isalnum():
-            out += f".{part}" if out else part
-        else:
-            out += f"[{json.dumps(part)}]"
-    return out or "<top>"
+    return Draft202012Validator(template_schema())
 
 
 def _reason(error: ValidationError) -> str:
@@ -47,7 +35,7 @@ def _reason(error: ValidationError) -> str:
     if error.validator in ("minItems", "minProperties"):
         return f"needs at least {error.validator_value} entr{'y' if error.validator_value == 1 else 'ies'}"
     if error.validator == "additionalProperties" and error.absolute_path:
-        top = set(seed_schema()["properties"])
+        top = set(template_schema()["properties"])
         if any(key in top for key in error.instance if key not in error.schema.get("properties", {})):
             return error.message + " (in TOML, top-level keys must come before the first [table])"
     return error.message

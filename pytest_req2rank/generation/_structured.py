@@ -11,9 +11,15 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 
 from ..errors import Req2RankError
-from ..models import Priority, Probe
-from ._models import FunctionalRequirement, Guidance, Interface, ProjectRequirement
-from ._schema import field_path
+from ..models import (
+    FunctionalRequirement,
+    Guidance,
+    Interface,
+    Priority,
+    Probe,
+    ProjectRequirement,
+    field_path,
+)
 
 ParseRoute = Literal["json", "fenced"]
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
@@ -100,7 +106,7 @@ def to_requirement(data: dict[str, Any], base: ProjectRequirement) -> ProjectReq
     guidance = data["evaluationGuidance"]
     return ProjectRequirement(
         id=f"{base.id}~generated",
-        seed_id=base.seed_id,
+        template_id=base.template_id,
         title=data["title"].strip(),
         description=data["description"].strip() + "\n",
         requirements=tuple(

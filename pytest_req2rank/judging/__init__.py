@@ -1,33 +1,30 @@
 """The judge panel: judges score an item on five dimensions, the panel aggregates and blends.
 
 A panel is a list of :class:`Judge` objects (:func:`build_judges` makes them
-from ``--r2r-judges`` model strings, :func:`parse_judges` checks those);
+from ``--r2r-judges`` model strings);
 :func:`judge_item` runs them concurrently on one :class:`JudgeCase` and
 returns every verdict and the item's :class:`~pytest_req2rank.models.PanelResult`.
 ``r2r/static`` (:class:`StaticJudge`) is the deterministic built-in judge;
 any LiteLLM model judges through :class:`LLMJudge`.
 """
 
-from ..models import JudgeVerdict, PanelResult
-from ..settings import STATIC_JUDGE
-from ._answer import InvalidAnswer, JudgeAnswer, judge_answer_schema, parse_judge_answer
-from ._case import Judge, JudgeCase, guidance_text, weighted_overall
+from ..models import STATIC_JUDGE, JudgeVerdict, PanelResult
+from ._answer import InvalidAnswer, judge_answer_schema, parse_judge_answer
+from ._case import Judge, JudgeCase, guidance_text
 from ._evidence import execution_ratio
 from ._family import family, same_family
 from ._item import judge_result
 from ._llm import LLMJudge
-from ._panel import EXECUTION_DIMENSIONS, PanelConfig, aggregate_verdicts, blend, judge_item
+from ._panel import PanelConfig, aggregate_verdicts, blend, judge_item
 from ._prompt import JUDGE_PROMPT_VERSION, judge_messages
-from ._roster import build_judges, parse_judges
+from ._roster import build_judges
 from ._static import StaticJudge
 
 __all__ = [
-    "EXECUTION_DIMENSIONS",
     "JUDGE_PROMPT_VERSION",
     "STATIC_JUDGE",
     "InvalidAnswer",
     "Judge",
-    "JudgeAnswer",
     "JudgeCase",
     "JudgeVerdict",
     "LLMJudge",
@@ -42,10 +39,8 @@ __all__ = [
     "guidance_text",
     "judge_answer_schema",
     "judge_item",
-    "judge_result",
     "judge_messages",
+    "judge_result",
     "parse_judge_answer",
-    "parse_judges",
     "same_family",
-    "weighted_overall",
 ]

@@ -13,9 +13,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from ..errors import Req2RankError
-from ..generation._schema import field_path
-from ..scoring import DIMENSIONS
-from ..scoring._dimensions import validated_judge_scores
+from ..models import DIMENSIONS, field_path, validated_judge_scores
 
 _FENCED_JSON = re.compile(r"```[ \t]*json[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 MAX_OBJECT_STARTS = 200

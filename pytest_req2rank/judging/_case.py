@@ -7,10 +7,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..generation import Guidance, ProjectRequirement
-from ..models import ExecutionResult, ItemResult, JudgeVerdict, Priority
-from ..scoring import DIMENSIONS, round_half_up
-from ..scoring._dimensions import dimension_weights
+from ..models import (
+    DIMENSIONS,
+    ExecutionResult,
+    Guidance,
+    ItemResult,
+    JudgeVerdict,
+    Priority,
+    ProjectRequirement,
+    dimension_weights,
+)
+from ..scoring import round_half_up
 from ._evidence import execution_ratio
 
 

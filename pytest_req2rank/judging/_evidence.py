@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..execution._requirement import pass_ratio_by_priority, weighted_pass_ratio
-from ..models import ExecutionResult, Priority
+from ..models import ExecutionResult, Priority, pass_ratio_by_priority, weighted_pass_ratio
 
 MODEL_FAILURES = frozenset({"wrong_answer", "syntax_error", "runtime_error", "timeout"})
 """Execution statuses that are the code's fault: with no test outcome, the pass ratio is 0."""

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..settings import STATIC_JUDGE
-
-BUILTIN_PREFIX = STATIC_JUDGE.split("/", 1)[0] + "/"
+from ..models import BUILTIN_PREFIX
 
 # Bedrock ids: optional region, vendor, then the model ("us.anthropic.claude-…").
 _REGION = re.compile(r"^(?:us|eu|apac|global)\.")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..generation import ProjectRequirement
-from ..models import INFRA_STATUSES, ItemResult
+from ..models import INFRA_STATUSES, ItemResult, ProjectRequirement
 from ._case import Judge, JudgeCase
 from ._panel import PanelConfig, judge_item
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from ..execution._outcome import usage_of
 from ..models import JudgeVerdict, Usage
-from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
+from ..providers import (
+    CompletionRequest,
+    Provider,
+    ProviderConfigError,
+    ProviderError,
+    usage_of,
+)
 from ._answer import InvalidAnswer, parse_judge_answer
 from ._case import Judge, JudgeCase, weighted_overall
 from ._prompt import JUDGE_PROMPT_VERSION, judge_messages

@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..models import JudgeVerdict, PanelResult
+from ..models import JudgeVerdict, PanelResult, dimension_weights
 from ..scoring import round_half_up, score_panel
-from ..scoring._dimensions import dimension_weights
 from ._case import Judge, JudgeCase, weighted_overall
 from ._family import same_family
 

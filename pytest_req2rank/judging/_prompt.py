@@ -5,10 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..models import ExecutionResult, Priority
+from ..models import DIMENSIONS, ExecutionResult, Priority, dimension_weights
 from ..providers import Message
-from ..scoring import DIMENSIONS
-from ..scoring._dimensions import dimension_weights
 from ._case import JudgeCase
 from ._evidence import ratios_by_priority
 

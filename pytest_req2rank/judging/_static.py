@@ -40,9 +40,8 @@ from collections.abc import Mapping
 
 from radon.complexity import cc_rank
 
-from ..models import JudgeVerdict
+from ..models import STATIC_JUDGE, JudgeVerdict
 from ..scoring import round_half_up
-from ..settings import STATIC_JUDGE
 from ._analysis import (
     DOCSTRING_RULES,
     ERROR_HANDLING_RULES,

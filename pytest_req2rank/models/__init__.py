@@ -1,34 +1,97 @@
-"""Data models shared by every part of the plugin (pydantic v2)."""
+"""Types shared by every part of the plugin (pydantic v2): the bottom layer, importing none of them."""
 
-from ._final_status import FINAL_STATUS_PRIORITY, final_status, normalize_test_status
+from ._dimensions import (
+    DEFAULT_EXECUTION_WEIGHT,
+    DEFAULT_WEIGHTS,
+    DIMENSIONS,
+    SCORE_MAX,
+    SCORE_MIN,
+    dimension_weights,
+    parse_weights,
+    validated_judge_scores,
+)
+from ._final_status import final_status
 from ._isolation import WEAK_ISOLATION, IsolationLevel
+from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
+from ._pass_ratio import pass_ratio_by_priority, weighted_pass_ratio
+from ._requirement import (
+    FunctionalRequirement,
+    Guidance,
+    Interface,
+    ProjectRequirement,
+    RequirementMetadata,
+)
 from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
-from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
-from ._task import IOCase, Priority, Probe, Task, TaskForm
+from ._specs import (
+    BUILTIN_PREFIX,
+    FAKE_PREFIX,
+    REFERENCE_MODEL,
+    SAMPLES_PREFIX,
+    STATIC_JUDGE,
+    SUITE_NAMES,
+    ModelSpec,
+    ProcessMode,
+    SandboxSpec,
+    SuiteSpec,
+    dataset_name,
+    parse_judges,
+)
+from ._status import INFRA_STATUSES, STATUSES, Status, TestStatus
+from ._task import IOCase, Priority, Probe, Task
+from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, scenario_ids
 from ._usage import Usage
 
 __all__ = [
-    "FINAL_STATUS_PRIORITY",
+    "BUILTIN_PREFIX",
+    "COMPLEXITIES",
+    "DEFAULT_EXECUTION_WEIGHT",
+    "DEFAULT_WEIGHTS",
+    "DIMENSIONS",
+    "DOMAINS",
+    "FAKE_PREFIX",
     "INFRA_STATUSES",
-    "MODEL_STATUSES",
+    "REFERENCE_MODEL",
+    "SAMPLES_PREFIX",
+    "SCORE_MAX",
+    "SCORE_MIN",
+    "SKILLS",
+    "STATIC_JUDGE",
     "STATUSES",
+    "SUITE_NAMES",
     "WEAK_ISOLATION",
+    "Complexity",
     "ExecutionResult",
+    "FunctionalRequirement",
+    "Guidance",
     "IOCase",
+    "Interface",
     "IsolationLevel",
     "ItemResult",
     "JudgeVerdict",
+    "ModelSpec",
     "PanelResult",
     "Priority",
     "Probe",
+    "ProcessMode",
+    "ProjectRequirement",
+    "RequirementMetadata",
+    "SandboxSpec",
     "Status",
+    "SuiteSpec",
     "Task",
-    "TaskForm",
     "TestOutcome",
     "TestStatus",
     "Timings",
     "Usage",
+    "dataset_name",
+    "dimension_weights",
+    "field_path",
     "final_status",
-    "normalize_test_status",
+    "parse_judges",
+    "parse_weights",
+    "pass_ratio_by_priority",
+    "scenario_ids",
+    "validated_judge_scores",
+    "weighted_pass_ratio",
 ]

@@ -1,4 +1,4 @@
-"""A problem's final status from its test cases' statuses (Phase-0 spec 3.2)."""
+"""A problem's final status from its test cases' statuses (ARCHITECTURE.md, Metrics 3.2)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def normalize_test_status(status: str) -> TestStatus:
     """Map one test case's status onto the five the spec ranks.
 
     ``compile_error`` and ``compile_timeout`` are syntax errors; ``api_error``,
-    ``sandbox_error`` and any unknown status are runtime errors, as spec 3.2
+    ``sandbox_error`` and any unknown status are runtime errors, as Metrics 3.2
     classifies them (``else: has_runtime = True``).
     """
     return STATUS_ALIASES.get(status, "runtime_error")
@@ -41,7 +41,7 @@ def normalize_test_status(status: str) -> TestStatus:
 def final_status(test_statuses: Iterable[str]) -> TestStatus:
     """The final status of one problem from all its test cases' statuses.
 
-    Priority (spec 3.2): syntax_error > runtime_error > timeout > wrong_answer >
+    Priority (Metrics 3.2): syntax_error > runtime_error > timeout > wrong_answer >
     success, so a problem is ``success`` only when every test case succeeded.
     The spec's ``'unknown'`` result needs a boolean result code that disagrees
     with the status string; from status strings alone it cannot arise.

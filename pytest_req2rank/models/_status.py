@@ -13,7 +13,7 @@ Status = Literal[
     "api_error",
     "sandbox_error",
 ]
-"""Final status of an item (DESIGN.md contract)."""
+"""Final status of an item (ARCHITECTURE.md, Metrics 3.1)."""
 
 TestStatus = Literal["success", "wrong_answer", "syntax_error", "runtime_error", "timeout"]
 """Outcome of one test case; the model's own doing only."""

@@ -39,7 +39,7 @@ class Probe(BaseModel):
 
 
 class Task(BaseModel):
-    """A static-suite problem in one of the two forms of DESIGN.md.
+    """A static-suite problem in one of the two JSONL forms (README, Suites).
 
     ``function`` form (HumanEval): ``test`` defines ``check(candidate)`` and is
     run against ``entry_point``. ``io`` form: the program reads stdin and its

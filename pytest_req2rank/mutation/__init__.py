@@ -1,11 +1,17 @@
 """First-order mutation of Python source: operators in a registry, mutants out.
 
-Used to prove a seed's hidden tests strong (they must kill the mutants of its
+Used to prove a template's hidden tests strong (they must kill the mutants of its
 reference) and by N-version fault injection.
 """
 
 from ._engine import mutants, mutate_files
 from ._mutant import Mutant
-from ._operators import OPERATORS, Operator, Replacement, register_operator
+from ._operators import OPERATORS, register_operator
 
-__all__ = ["OPERATORS", "Mutant", "Operator", "Replacement", "mutants", "mutate_files", "register_operator"]
+__all__ = [
+    "OPERATORS",
+    "Mutant",
+    "mutants",
+    "mutate_files",
+    "register_operator",
+]

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..errors import ConfigurationError
-from ._activation import DormantPlugin, active_runner, asked_for, is_worker
+from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
 from ._config import add_options
-from ._keys import BENCHMARK_COLLECTED_KEY, RESULT_KEY, RUNNER_KEY
+from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, RESULT_KEY
 
 if TYPE_CHECKING:
     from ..models import ItemResult, Task
@@ -27,7 +27,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     if asked_for(config):
-        from ._session import configure_session
+        from ._session import configure_session  # the engine: only in a benchmark session
 
         try:
             configure_session(config)
@@ -38,15 +38,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    runner = config.stash.get(RUNNER_KEY, None)
-    if runner is not None:
-        runner.close()
+    evaluator = config.stash.get(EVALUATOR_KEY, None)
+    if evaluator is not None:
+        evaluator.close()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    if RUNNER_KEY not in config.stash:
+    if EVALUATOR_KEY not in config.stash:
         return []
-    from ._session import header_lines
+    from ._session import header_lines  # as configure_session
 
     return header_lines(config)
 
@@ -54,7 +54,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "r2r_task" not in metafunc.fixturenames:
         return
-    plan = active_runner(metafunc.config).plan
+    plan = active_evaluator(metafunc.config).plan
     metafunc.config.stash[BENCHMARK_COLLECTED_KEY] = True
     metafunc.parametrize("r2r_task", plan.item_ids, ids=plan.item_ids, indirect=True)
 
@@ -64,15 +64,15 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
     """A session that asked for a benchmark but collected no benchmark test gets the
     plugin's own items (before -k, --lf and the like select among them)."""
     config = session.config
-    if RUNNER_KEY in config.stash and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
-        from ._builtin import builtin_items
+    if EVALUATOR_KEY in config.stash and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
+        from ._builtin import builtin_items  # the engine: only in a benchmark session
 
         items.extend(builtin_items(session))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
-    if RUNNER_KEY in session.config.stash:
+    if EVALUATOR_KEY in session.config.stash:
         # What is alive now (modules, the plan, the tasks, the items) lives to the end: out of
         # the cyclic collector's sight, later collections skip it (pytest's own at exit took
         # about 0.2 s a process).
@@ -82,18 +82,18 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 @pytest.fixture
 def r2r_task(request: pytest.FixtureRequest) -> Task:
     """The task of this benchmark item."""
-    return request.config.stash[RUNNER_KEY].task(request.param)
+    return request.config.stash[EVALUATOR_KEY].task(request.param)
 
 
 @pytest.fixture
 def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]:
     """Benchmark the configured model on a task; the item fails unless the task is solved."""
-    runner = request.config.stash[RUNNER_KEY]
+    evaluator = request.config.stash[EVALUATOR_KEY]
 
     def evaluate(task: Task) -> ItemResult:
-        from ._messages import failure_message
+        from ._messages import failure_message  # as above (it imports the models)
 
-        result = runner.evaluate(task)
+        result = evaluator.evaluate(task)
         request.node.stash[RESULT_KEY] = result
         request.node.user_properties.extend(
             [("r2r_status", result.status), ("r2r_pass_ratio", f"{result.pass_ratio:.4f}")]

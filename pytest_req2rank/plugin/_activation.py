@@ -23,10 +23,10 @@ import pytest
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
 from ._config import named_options
-from ._keys import RUNNER_KEY
+from ._keys import EVALUATOR_KEY
 
 if TYPE_CHECKING:
-    from ._runner import Runner
+    from ._evaluator import Evaluator
 
 CONFIGURATION_ERROR = "req2rank: "
 """How a configuration error found while collecting starts: the controller recognises it
@@ -44,19 +44,19 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def active_runner(config: pytest.Config) -> Runner:
-    """The session's runner; a session that had not asked is set up now (it collects a
+def active_evaluator(config: pytest.Config) -> Evaluator:
+    """The session's evaluator; a session that had not asked is set up now (it collects a
     benchmark test). A configuration error becomes a one-line collection error."""
-    runner = config.stash.get(RUNNER_KEY, None)
-    if runner is not None:
-        return runner
+    evaluator = config.stash.get(EVALUATOR_KEY, None)
+    if evaluator is not None:
+        return evaluator
     error = config.stash.get(_LATE_ERROR_KEY, None)
     if error is None:
-        from ._session import configure_session
+        from ._session import configure_session  # the engine: only in a benchmark session
 
         try:
             configure_session(config, draw=_session_draw(config))
-            return config.stash[RUNNER_KEY]
+            return config.stash[EVALUATOR_KEY]
         except ConfigurationError as exc:
             error = CONFIGURATION_ERROR + str(exc)
             config.stash[_LATE_ERROR_KEY] = error
@@ -89,15 +89,15 @@ class DormantPlugin:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The header lines of a session set up while collecting (its header was printed)."""
-        if RUNNER_KEY in self.config.stash:
+        if EVALUATOR_KEY in self.config.stash:
             self._write_header()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """An xdist controller takes the run up with the first benchmark result."""
-        if RUNNER_KEY in self.config.stash or getattr(report, "r2r_result", None) is None:
+        if EVALUATOR_KEY in self.config.stash or getattr(report, "r2r_result", None) is None:
             return
-        from ._session import configure_session
+        from ._session import configure_session  # the engine: only in a benchmark session
 
         try:
             configure_session(self.config, draw=self.draw)
@@ -120,7 +120,7 @@ class DormantPlugin:
         if not self._header_due:
             return
         self._header_due = False
-        from ._session import header_lines
+        from ._session import header_lines  # as configure_session
 
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and reporter.showheader and not reporter.no_header:

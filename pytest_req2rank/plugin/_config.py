@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..options import OPTIONS, OptionSpec
+from ..options import OPTIONS, OptionSpec, spelling
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -16,16 +16,22 @@ WORKER_SETTINGS = "r2r_settings"
 
 
 def add_options(parser: pytest.Parser) -> None:
+    """Every option in its CLI and ini spellings; a former name keeps both, marked deprecated."""
     group = parser.getgroup("req2rank", "benchmark LLMs on requirements (req2rank)")
     for spec in OPTIONS:
         default = f" (default: {spec.default_text}; env {spec.env}; ini {spec.ini})"
-        if spec.flag:
-            group.addoption(spec.cli, dest=_dest(spec), action="store_const", const="true",
-                            default=None, help=spec.help + default)
-        else:
-            group.addoption(spec.cli, dest=_dest(spec), default=None, metavar=spec.metavar,
-                            help=spec.help + default)
-        parser.addini(spec.ini, help=spec.help, default=None)
+        _add(group, parser, spec, spec.field, spec.help + default, spec.help)
+        for name in spec.former:
+            _add(group, parser, spec, name, f"Deprecated: use {spec.cli}",
+                 f"Deprecated: use {spec.ini}")
+
+
+def _add(group: pytest.OptionGroup, parser: pytest.Parser, spec: OptionSpec, name: str,
+         cli_help: str, ini_help: str) -> None:
+    kind: dict[str, Any] = ({"action": "store_const", "const": "true"} if spec.flag
+                            else {"metavar": spec.metavar})
+    group.addoption(spelling("cli", name), dest=_dest(name), default=None, help=cli_help, **kind)
+    parser.addini(spelling("ini", name), help=ini_help, default=None)
 
 
 def load_settings(config: pytest.Config) -> Settings:
@@ -33,17 +39,29 @@ def load_settings(config: pytest.Config) -> Settings:
 
     Relative paths become absolute here, by pytest's own rule (:class:`PathBases`). An
     xdist worker takes the controller's settings as they are, so every process of a run
-    uses the same values and the same files.
+    uses the same values and the same files. A deprecated spelling gives one
+    ``PytestDeprecationWarning`` naming the current one, on the controller (a usage error
+    when warnings are errors).
     """
-    from ..settings import PathBases, Settings, resolve_settings
+    # pydantic: an inert session never loads the settings
+    from ..settings import PathBases, Settings, SettingsError, resolve_settings
 
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and WORKER_SETTINGS in workerinput:
         return Settings.model_validate_json(workerinput[WORKER_SETTINGS])
 
-    def cli(spec: OptionSpec) -> str | None:
-        value = config.getoption(_dest(spec))
+    def cli(name: str) -> str | None:
+        value = config.getoption(_dest(name))
         return None if value is None else str(value)
+
+    def deprecated(message: str) -> None:
+        if workerinput is not None:  # a worker planning the run itself: its controller warns
+            return
+        warning = pytest.PytestDeprecationWarning(f"req2rank: {message}")
+        try:
+            config.issue_config_time_warning(warning, stacklevel=2)
+        except pytest.PytestDeprecationWarning:  # warnings are errors in this session
+            raise SettingsError(message) from None
 
     invocation_dir = config.invocation_params.dir
     bases = PathBases(
@@ -51,7 +69,8 @@ def load_settings(config: pytest.Config) -> Settings:
         ini=config.inipath.parent if config.inipath is not None else invocation_dir,
         default=config.rootpath,
     )
-    return resolve_settings(cli, os.environ, lambda spec: _ini_value(config, spec), bases)
+    return resolve_settings(cli, os.environ, lambda name: _ini_value(config, name), bases,
+                            deprecated=deprecated)
 
 
 def worker_settings(settings: Settings) -> str:
@@ -60,15 +79,16 @@ def worker_settings(settings: Settings) -> str:
 
 
 def named_options(config: pytest.Config) -> list[str]:
-    """The req2rank options this session names on its command line or in its ini file."""
-    return [spec.cli for spec in OPTIONS
-            if config.getoption(_dest(spec)) is not None or _ini_value(config, spec) is not None]
+    """The req2rank options this session names on its command line or in its ini file
+    (in any spelling, former names included)."""
+    return [spelling("cli", name) for spec in OPTIONS for name in spec.names
+            if config.getoption(_dest(name)) is not None or _ini_value(config, name) is not None]
 
 
-def _ini_value(config: pytest.Config, spec: OptionSpec) -> str | None:
-    value = config.getini(spec.ini)
+def _ini_value(config: pytest.Config, name: str) -> str | None:
+    value = config.getini(spelling("ini", name))
     return None if value is None else str(value)
 
 
-def _dest(spec: OptionSpec) -> str:
-    return "r2r_" + spec.field
+def _dest(name: str) -> str:
+    return "r2r_" + name

@@ -320,3 +320,17 @@ class Controller:
                            for r in comparison.worst],
                 )
         return summary.model_copy(update={"gates": gates, "baseline": baseline_report})
+
+
+def lost_item(controller: Controller, item_id: str, detail: str) -> ItemResult:
+    """The result of an item whose worker crashed: infrastructure, kept and reported."""
+    task_id = item_id.split("/", 1)[-1]
+    lines = [line for line in detail.strip().splitlines() if line.strip()]
+    return ItemResult(
+        item_id=item_id,
+        dataset=item_id.split("/", 1)[0],
+        task_id=task_id,
+        model=controller.plan.model,
+        status="sandbox_error",
+        reason="worker crashed while running this item: " + (lines[-1] if lines else "no detail"),
+    )

@@ -7,11 +7,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from ..models import ItemResult
-    from ._controller import Controller
-    from ._runner import Runner
+    pass
 
-RUNNER_KEY = pytest.StashKey["Runner"]()
+EVALUATOR_KEY = pytest.StashKey["Evaluator"]()
 CONTROLLER_KEY = pytest.StashKey["Controller"]()
 RESULT_KEY = pytest.StashKey["ItemResult"]()
 BENCHMARK_COLLECTED_KEY = pytest.StashKey[bool]()

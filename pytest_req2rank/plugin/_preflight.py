@@ -42,7 +42,7 @@ def _check_file(path: Path, option: str) -> None:
 
 
 def _check_directory(directory: Path, option: str) -> None:
-    from ..store import directory_problem
+    from ..store import directory_problem  # as check_store
 
     problem = directory_problem(directory)
     if problem:

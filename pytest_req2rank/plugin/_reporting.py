@@ -9,9 +9,8 @@ import pytest
 
 from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
-from ._controller import Controller
-from ._keys import RUNNER_KEY
-from ._session import lost_item
+from ._controller import Controller, lost_item
+from ._keys import EVALUATOR_KEY
 
 _PARAM_ID = re.compile(r"\[(.+)\]$")
 EXIT_OUTPUT_FAILED = 7
@@ -28,9 +27,9 @@ class ControllerPlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        runner = node.config.stash[RUNNER_KEY]
-        node.workerinput["r2r_plan"] = runner.plan.model_dump(mode="json")
-        node.workerinput[WORKER_SETTINGS] = worker_settings(runner.settings)
+        evaluator = node.config.stash[EVALUATOR_KEY]
+        node.workerinput["r2r_plan"] = evaluator.plan.model_dump(mode="json")
+        node.workerinput[WORKER_SETTINGS] = worker_settings(evaluator.settings)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "r2r_result", None)
@@ -57,7 +56,7 @@ class ControllerPlugin:
         if document.summary.gates and exitstatus in normal and not self.other_failures:
             # With a gate, unsolved items are measurements, not failures: the gate decides.
             # Anything else that failed (errors, other tests) keeps pytest's own status.
-            from ..scoring import EXIT_GATE_FAILED
+            from ..scoring import EXIT_GATE_FAILED  # as render_summary
 
             session.exitstatus = EXIT_GATE_FAILED if self.controller.gate_failed else pytest.ExitCode.OK
         if self.controller.output_errors and session.exitstatus in normal:
@@ -67,7 +66,7 @@ class ControllerPlugin:
         document = self.controller.document
         if document is None:
             return
-        from ..report import render_summary
+        from ..report import render_summary  # at the end, not at start
 
         terminalreporter.write_sep("=", "req2rank summary")
         for line in render_summary(document, self.controller.paths, self.controller.output_errors):

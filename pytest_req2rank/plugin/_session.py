@@ -1,4 +1,4 @@
-"""Setting up a run in a pytest process: settings, plan, runner, controller."""
+"""Setting up a run in a pytest process: settings, plan, evaluator, controller."""
 
 from __future__ import annotations
 
@@ -9,16 +9,26 @@ import pytest
 
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
-from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult, Task
+from ..models import (
+    REFERENCE_MODEL,
+    STATIC_JUDGE,
+    WEAK_ISOLATION,
+    IsolationLevel,
+    ItemResult,
+    ModelSpec,
+    SandboxSpec,
+    SuiteSpec,
+    Task,
+)
 from ..plan import RunPlan, build_plan
 from ..providers import check_model
-from ..settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError
-from ..suites import DynamicOptions, SeedLibraryError, SuiteError, load_suite, suite_key
+from ..settings import Settings, SettingsError
+from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
 from ._config import load_settings
 from ._controller import Controller, store_path
-from ._keys import CONTROLLER_KEY, RUNNER_KEY
+from ._evaluator import Evaluator
+from ._keys import CONTROLLER_KEY, EVALUATOR_KEY
 from ._preflight import check_outputs
-from ._runner import Runner
 
 if TYPE_CHECKING:
     from ..report import ResultsDocument
@@ -37,9 +47,9 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     if workerinput is not None and "r2r_plan" in workerinput:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, plan.seed)
-        runner = Runner(settings, plan, {t.item_id: t for t in tasks}, db)
-        runner.sandbox.prestart()  # warm while pytest collects
-        config.stash[RUNNER_KEY] = runner
+        evaluator = Evaluator(settings, plan, {t.item_id: t for t in tasks}, db)
+        evaluator.sandbox.prestart()  # warm while pytest collects
+        config.stash[EVALUATOR_KEY] = evaluator
         return
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
@@ -52,20 +62,20 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         if baseline is not None:
             seed = _baseline_seed(settings, baseline[1])
         tasks = _load_tasks(settings, seed)
-        plan = build_plan(tasks, model=settings.model, suite=settings.suite, seed=seed,
+        plan = build_plan(tasks, model=str(settings.model), suite=str(settings.suite), seed=seed,
                           sample=settings.sample, run_id=draw.run_id)
     by_id = {task.item_id: task for task in tasks}
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
-    runner = Runner(settings, plan, by_id, db)
-    _check_model(runner, [by_id[item_id].task_id for item_id in plan.item_ids])
-    config.stash[RUNNER_KEY] = runner
+    evaluator = Evaluator(settings, plan, by_id, db)
+    _check_model(evaluator, [by_id[item_id].task_id for item_id in plan.item_ids])
+    config.stash[EVALUATOR_KEY] = evaluator
     if workerinput is not None:  # a worker that planned the run itself
-        runner.sandbox.prestart()
+        evaluator.sandbox.prestart()
         return
-    controller = Controller(settings, plan, runner.sandbox.isolation,
-                            runner.sandbox.isolation_level,
+    controller = Controller(settings, plan, evaluator.sandbox.isolation,
+                            evaluator.sandbox.isolation_level,
                             baseline=baseline, finished=finished,
                             runs_tests=not config.pluginmanager.hasplugin("dsession"))
     check_outputs(settings, controller.paths)
@@ -78,12 +88,12 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
 def _load_tasks(settings: Settings, seed: int) -> list[Task]:
     dynamic = DynamicOptions(
         rounds=settings.rounds, complexities=settings.complexity, skills=settings.skills,
-        domains=settings.domains, seeds_dir=settings.seeds,
+        domains=settings.domains, templates_dir=settings.templates,
     )
     try:
         return load_suite(settings.suite, seed=seed, dynamic=dynamic)
-    except SeedLibraryError as exc:
-        raise SettingsError(f"--r2r-seeds: {exc}") from None
+    except TemplateLibraryError as exc:
+        raise SettingsError(f"--r2r-templates: {exc}") from None
     except SuiteError as exc:
         raise SettingsError(f"--r2r-suite: {exc}") from None
 
@@ -98,12 +108,20 @@ def _load_baseline(settings: Settings) -> tuple[Path, ResultsDocument] | None:
         document = load_results(path)
     except ValueError as exc:
         raise SettingsError(f"--r2r-baseline: {exc}") from None
-    if suite_key(document.run.suite) != suite_key(settings.suite):
+    if not _same_suite(document.run.suite, settings.suite):
         raise SettingsError(
-            f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {settings.suite!r}; "
+            f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {str(settings.suite)!r}; "
             f"pass --r2r-suite={document.run.suite} to compare the same requirements"
         )
     return path, document
+
+
+def _same_suite(recorded: str, suite: SuiteSpec) -> bool:
+    """Whether a run recorded with suite ``recorded`` ran the same suite as ``suite``."""
+    try:
+        return SuiteSpec.parse(recorded).key == suite.key
+    except ValueError:
+        return False
 
 
 def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
@@ -140,8 +158,8 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
             )
         plan = RunPlan.model_validate_json(run["plan"])
         for field, stored, same in (
-            ("model", plan.model, plan.model == settings.model),
-            ("suite", plan.suite, suite_key(plan.suite) == suite_key(settings.suite)),
+            ("model", plan.model, plan.model == settings.model.text),
+            ("suite", plan.suite, _same_suite(plan.suite, settings.suite)),
         ):
             if not same:
                 raise SettingsError(
@@ -153,12 +171,12 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
         store.close()
 
 
-def _check_model(runner: Runner, task_ids: list[str]) -> None:
+def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
     """Check the model, the generator and the judges once, up front, so a broken samples
     file, an unroutable model name or a model missing from the fake script is one clear
     error rather than one failure per item. Builds no provider of the run (nor its store)."""
-    settings = runner.settings
-    checks: list[tuple[str, str, str | None, list[str] | None]] = [
+    settings = evaluator.settings
+    checks: list[tuple[str, ModelSpec | str, str | None, list[str] | None]] = [
         ("--r2r-model", settings.model, settings.api_base, task_ids)]
     if settings.generator is not None:
         checks.append(("--r2r-generator", settings.generator, settings.api_base, None))
@@ -172,23 +190,24 @@ def _check_model(runner: Runner, task_ids: list[str]) -> None:
 
 
 def header_lines(config: pytest.Config) -> list[str]:
-    runner: Runner | None = config.stash.get(RUNNER_KEY, None)
-    if runner is None:
+    evaluator: Evaluator | None = config.stash.get(EVALUATOR_KEY, None)
+    if evaluator is None:
         return []
-    settings, plan = runner.settings, runner.plan
+    settings, plan = evaluator.settings, evaluator.plan
     model = plan.model
     if settings.model_is_default:
-        model = (f"{DEFAULT_MODEL} (offline default: answers with each task's reference solution; "
+        model = (f"{REFERENCE_MODEL} (offline default: answers with each task's reference solution; "
                  "pass --r2r-model=MODEL to benchmark a model)")
     return [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
         f"({len(plan.item_ids)} items) | model {model}",
         f"req2rank: judges {panel_description(settings)}",
-        sandbox_line(runner.sandbox.isolation_level, runner.sandbox.isolation, settings.sandbox),
+        sandbox_line(evaluator.sandbox.isolation_level, evaluator.sandbox.isolation,
+                     settings.sandbox),
     ]
 
 
-def sandbox_line(level: IsolationLevel, description: str, sandbox: str) -> str:
+def sandbox_line(level: IsolationLevel, description: str, sandbox: SandboxSpec) -> str:
     """The header's sandbox line: the isolation level first, a warning when it is weak."""
     if level in WEAK_ISOLATION:
         warning = "" if "WARNING" in description else "WARNING: "
@@ -212,17 +231,3 @@ def panel_description(settings: Settings) -> str:
                 f"pass --r2r-judges=MODEL,... for LLM judges) | {blend}")
     excluded = " | judges of the target's family excluded" if settings.exclude_self_judging else ""
     return f"{', '.join(panel)} | {blend}{excluded}"
-
-
-def lost_item(controller: Controller, item_id: str, detail: str) -> ItemResult:
-    """The result of an item whose worker crashed: infrastructure, kept and reported."""
-    task_id = item_id.split("/", 1)[-1]
-    lines = [line for line in detail.strip().splitlines() if line.strip()]
-    return ItemResult(
-        item_id=item_id,
-        dataset=item_id.split("/", 1)[0],
-        task_id=task_id,
-        model=controller.plan.model,
-        status="sandbox_error",
-        reason="worker crashed while running this item: " + (lines[-1] if lines else "no detail"),
-    )

@@ -4,7 +4,7 @@
 ``r2r/reference`` and ``r2r/samples:PATH`` are offline built-ins that never
 import litellm; every other string is a LiteLLM model served by
 :class:`LiteLLMProvider` (``fake/<name>`` by the scripted fake in
-:mod:`pytest_req2rank.testing`).
+:mod:`pytest_req2rank.providers.fake`).
 """
 
 from __future__ import annotations
@@ -12,42 +12,38 @@ from __future__ import annotations
 from ._base import (
     Completion,
     CompletionRequest,
-    FailureKind,
     Message,
     Provider,
     ProviderConfigError,
     ProviderError,
+    usage_of,
 )
-from ._cache import CachedProvider, ResponseCache, cache_key
+from ._cache import CachedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._litellm import LiteLLMProvider
-from ._reference import REFERENCE_MODEL, ReferenceProvider
+from ._reference import ReferenceProvider
 from ._resolve import check_model, load_offline, resolve_provider
 from ._retry import RetryPolicy
-from ._samples import SAMPLES_PREFIX, SamplesProvider, load_samples
+from ._samples import SamplesProvider, load_samples
 
 __all__ = [
     "OFFLINE_DEFAULTS",
-    "REFERENCE_MODEL",
-    "SAMPLES_PREFIX",
     "CachedProvider",
     "Completion",
     "CompletionRequest",
-    "FailureKind",
     "LiteLLMProvider",
     "Message",
     "Provider",
     "ProviderConfigError",
     "ProviderError",
     "ReferenceProvider",
-    "ResponseCache",
     "RetryPolicy",
     "SamplesProvider",
     "apply_offline_defaults",
-    "cache_key",
     "check_model",
     "load_offline",
     "load_samples",
     "resolve_provider",
+    "usage_of",
 ]
 

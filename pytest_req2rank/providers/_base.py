@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigurationError, Req2RankError
-from ..models import Task
+from ..models import Task, Usage
 
 
 class Message(BaseModel):
@@ -94,3 +94,15 @@ class Provider(ABC):
 
     def close(self) -> None:
         """Release resources (event loops, clients)."""
+
+
+def usage_of(completion: Completion) -> Usage:
+    """The usage of one completion; a cache hit (``attempts == 0``) made no call."""
+    return Usage(
+        calls=completion.attempts,
+        retries=max(completion.attempts - 1, 0),
+        prompt_tokens=completion.prompt_tokens,
+        completion_tokens=completion.completion_tokens,
+        cost_usd=completion.cost_usd,
+        latency_s=completion.latency_s,
+    )

@@ -8,15 +8,16 @@ import time
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from ..models import FAKE_PREFIX
 from ._base import Completion, CompletionRequest, Provider, ProviderConfigError
 from ._env import import_litellm
 from ._retry import RetryPolicy, Sleep, call_with_retries
 from ._usage import response_cost, response_text, token_counts
+from .fake import register_fake_provider
 
 if TYPE_CHECKING:
     import asyncio
 
-FAKE_PREFIX = "fake/"
 # Grace on top of the request's own timeout, for providers that ignore it.
 HARD_TIMEOUT_GRACE_S = 10.0
 # The OpenAI SDK refuses to start without a key, even for a keyless local server.
@@ -29,7 +30,7 @@ class LiteLLMProvider(Provider):
     ``complete`` is synchronous and thread-safe; every call runs on the process's
     one background event loop, where at most ``concurrency`` requests of this
     provider are in flight (waiting out a backoff does not hold a slot).
-    ``fake/<name>`` models are served in-process by :mod:`pytest_req2rank.testing`.
+    ``fake/<name>`` models are served in-process by :mod:`pytest_req2rank.providers.fake`.
     litellm is imported on the first call, not before.
     """
 
@@ -70,8 +71,6 @@ class LiteLLMProvider(Provider):
     def _register_fake(self) -> None:
         # On every call, since a test may have reset litellm's globals in between.
         if self.model.startswith(FAKE_PREFIX):
-            from ..testing import register_fake_provider
-
             register_fake_provider()
 
     def request_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
@@ -105,12 +104,12 @@ class LiteLLMProvider(Provider):
 
     async def acomplete(self, request: CompletionRequest) -> Completion:
         """Async :meth:`complete`, usable from any event loop."""
-        from ._loop import run_there
+        from ._loop import run_there  # as in complete()
 
         return await run_there(self._acomplete(request))
 
     async def _acomplete(self, request: CompletionRequest) -> Completion:
-        import asyncio
+        import asyncio  # already loaded here (this runs on the event loop); kept off the module
 
         litellm = self._ensure_ready()
         self._register_fake()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ..models import REFERENCE_MODEL
 from ._base import Completion, CompletionRequest, Provider, ProviderError
-
-REFERENCE_MODEL = "r2r/reference"
 
 
 class ReferenceProvider(Provider):

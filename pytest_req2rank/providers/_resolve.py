@@ -1,54 +1,58 @@
-"""From a model string to a provider: built-in offline models, or LiteLLM for everything else."""
+"""From a model to a provider: built-in offline models, or LiteLLM for everything else."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..models import ModelSpec
 from ._base import Provider, ProviderConfigError
-from ._litellm import FAKE_PREFIX, LiteLLMProvider
-from ._reference import REFERENCE_MODEL, ReferenceProvider
-from ._samples import SAMPLES_PREFIX, SamplesProvider
+from ._litellm import LiteLLMProvider
+from ._reference import ReferenceProvider
+from ._samples import SamplesProvider
+from .fake import check_scripted
 
-OFFLINE_PREFIX = "r2r/"
+
+def model_spec(model: ModelSpec | str) -> ModelSpec:
+    """``model`` parsed; a bad model string is a :class:`ProviderConfigError` saying why."""
+    if isinstance(model, ModelSpec):
+        return model
+    try:
+        return ModelSpec.parse(model)
+    except ValueError as exc:
+        raise ProviderConfigError(f"model {model!r}: {exc}") from None
 
 
-def load_offline(model: str, *, task_ids: Iterable[str] | None = None) -> Provider:
+def load_offline(model: ModelSpec | str, *, task_ids: Iterable[str] | None = None) -> Provider:
     """Build a built-in ``r2r/…`` model; a samples file is read and validated here.
 
     With ``task_ids``, a samples file must also cover every one of them.
     Raises ProviderConfigError with what is wrong and how to fix it.
     """
-    if model == REFERENCE_MODEL:
+    spec = model_spec(model)
+    if spec.kind == "reference":
         return ReferenceProvider()
-    if model.startswith(SAMPLES_PREFIX):
-        path = model[len(SAMPLES_PREFIX):]
-        if not path:
-            raise ProviderConfigError("r2r/samples needs a path: r2r/samples:PATH")
-        provider = SamplesProvider(path)
-        if task_ids is not None:
-            provider.check_covers(task_ids)
-        return provider
-    raise ProviderConfigError(
-        f"unknown built-in model {model!r}; built-ins are {REFERENCE_MODEL} and {SAMPLES_PREFIX}PATH"
-    )
+    if spec.kind != "samples":
+        raise ProviderConfigError(f"{spec} is not a built-in model")
+    provider = SamplesProvider(spec.path)
+    if task_ids is not None:
+        provider.check_covers(task_ids)
+    return provider
 
 
-def resolve_provider(model: str, *, api_base: str | None = None, concurrency: int = 4) -> Provider:
+def resolve_provider(
+    model: ModelSpec | str, *, api_base: str | None = None, concurrency: int = 4
+) -> Provider:
     """The provider for ``model``: ``r2r/…`` offline built-ins, else the LiteLLM adapter.
 
     Building a LiteLLM provider does not import litellm; its first call does.
     """
-    model = model.strip()
-    if not model or any(c.isspace() for c in model):
-        raise ProviderConfigError(
-            f"model must be one word such as gpt-4o or {REFERENCE_MODEL}, got {model!r}"
-        )
-    if model.startswith(OFFLINE_PREFIX):
-        return load_offline(model)
-    return LiteLLMProvider(model, api_base=api_base, concurrency=concurrency)
+    spec = model_spec(model)
+    if spec.is_builtin:
+        return load_offline(spec)
+    return LiteLLMProvider(spec.text, api_base=api_base, concurrency=concurrency)
 
 
-def check_model(model: str, *, api_base: str | None = None,
+def check_model(model: ModelSpec | str, *, api_base: str | None = None,
                 task_ids: Iterable[str] | None = None) -> None:
     """Check, before any call, that ``model`` can answer; raise a ConfigurationError
     (ProviderConfigError, or FakeScriptError for a ``fake/`` model) saying why not.
@@ -57,11 +61,10 @@ def check_model(model: str, *, api_base: str | None = None,
     ``fake/`` model must be in the fake script (litellm is not imported for it); any other
     model must be one LiteLLM can route, which imports litellm (seconds of CPU).
     """
-    if model.startswith(OFFLINE_PREFIX):
-        load_offline(model, task_ids=task_ids)
-    elif model.startswith(FAKE_PREFIX):
-        from ..testing import check_scripted
-
-        check_scripted(model[len(FAKE_PREFIX):])
+    spec = model_spec(model)
+    if spec.is_builtin:
+        load_offline(spec, task_ids=task_ids)
+    elif spec.kind == "fake":
+        check_scripted(spec.fake_name)
     else:
-        LiteLLMProvider(model, api_base=api_base).validate()
+        LiteLLMProvider(spec.text, api_base=api_base).validate()

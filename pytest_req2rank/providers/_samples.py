@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import JsonlError, Line, read_jsonl
+from ..models import SAMPLES_PREFIX
 from ._base import Completion, CompletionRequest, Provider, ProviderConfigError, ProviderError
 
-SAMPLES_PREFIX = "r2r/samples:"
 _LINE_HINT = 'each line must be a JSON object like {"task_id": "HumanEval/0", "completion": "..."}'
 _SHOWN_IDS = 5
 

@@ -1,18 +1,13 @@
 """Outputs of a run: results JSON (and its schema), terminal summary, Q&A log."""
 
 from ._document import (
-    SCHEMA_VERSION,
     BaselineReport,
     GateReport,
     InvalidResults,
-    JudgeReport,
-    JudgingSummary,
     RegressionReport,
     ResultsDocument,
     RunInfo,
     RunSummary,
-    ScoreInterval,
-    Totals,
     generated_schema,
     load_results,
     results_schema,
@@ -24,18 +19,13 @@ from ._summary import build_summary, run_score, scores_by_requirement
 from ._terminal import render_summary
 
 __all__ = [
-    "SCHEMA_VERSION",
     "BaselineReport",
     "GateReport",
     "InvalidResults",
-    "JudgeReport",
-    "JudgingSummary",
     "RegressionReport",
     "ResultsDocument",
     "RunInfo",
     "RunSummary",
-    "ScoreInterval",
-    "Totals",
     "append_qa",
     "build_summary",
     "generated_schema",

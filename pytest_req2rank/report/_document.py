@@ -89,7 +89,7 @@ class JudgingSummary(BaseModel):
         description="Krippendorff's alpha (interval) per dimension across judges; None: undefined"
     )
     mean_item_ci95: ScoreInterval | None = Field(
-        description="The seed design's per-item panel interval (judge spread), averaged over items"
+        description="Each item's CI95 over its judges (the panel's spread), averaged over items"
     )
     per_judge: list[JudgeReport]
 
@@ -160,7 +160,7 @@ class RunSummary(BaseModel):
 
 
 class ResultsDocument(BaseModel):
-    """Everything a run produced (DESIGN.md contract)."""
+    """Everything a run produced: the results JSON (README, What a run writes)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -6,14 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from statistics import fmean
 
-from ..models import ItemResult, JudgeVerdict, Usage
-from ..scoring import (
-    DIMENSIONS,
-    MODERATE_AGREEMENT_MAX_SIGMA,
-    dimension_alphas,
-    round_half_up,
-    score_panel,
-)
+from ..models import DIMENSIONS, ItemResult, JudgeVerdict, Usage
+from ..scoring import MODERATE_AGREEMENT_MAX_SIGMA, dimension_alphas, round_half_up, score_panel
 from ._document import JudgeReport, JudgingSummary, ScoreInterval, Totals
 
 INVALID_ANSWER = "invalid answer"

@@ -1,4 +1,4 @@
-"""Per-problem question-and-answer log, in the Phase-0 specification's format (JSONL)."""
+"""Per-problem question-and-answer log, one JSON line per problem (ARCHITECTURE.md, Metrics 7)."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def _judging_lines(summary: RunSummary, judging: JudgingSummary) -> list[str]:
         lines.append(f"krippendorff alpha: {alphas}")
     if judging.mean_item_ci95 is not None:
         ci = judging.mean_item_ci95
-        lines.append(f"panel spread (seed design's per-item CI95, mean): {ci.low:.1f}-{ci.high:.1f}")
+        lines.append(f"panel spread (mean of the items' CI95 over their judges): {ci.low:.1f}-{ci.high:.1f}")
     width = max(len("judge"), *(len(r.judge) for r in judging.per_judge))
     lines.append(f"  {'judge':<{width}}  items  scored  invalid  failed   mean  latency")
     for r in judging.per_judge:

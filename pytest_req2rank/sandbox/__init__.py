@@ -2,12 +2,10 @@
 
 from ._base import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox, SandboxUnavailable
 from ._files import PathEscape, check_path
-from ._process import MODES, ProcessSandbox, sandbox_env
-from ._registry import BACKENDS, backend_from_env, check_backend, create_sandbox
+from ._process import ProcessSandbox
+from ._registry import create_sandbox
 
 __all__ = [
-    "BACKENDS",
-    "MODES",
     "PYTHON",
     "ExecOutcome",
     "ExecRequest",
@@ -16,9 +14,6 @@ __all__ = [
     "ProcessSandbox",
     "Sandbox",
     "SandboxUnavailable",
-    "backend_from_env",
-    "check_backend",
     "check_path",
     "create_sandbox",
-    "sandbox_env",
 ]

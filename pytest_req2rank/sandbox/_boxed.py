@@ -23,7 +23,7 @@ from ._seccomp import filter_bpf
 _MB = 1024 * 1024
 
 
-class BwrapRunner:
+class BwrapExecutor:
     """Runs requests through :class:`ForkServer` s; ``once`` starts a sandbox per execution.
 
     Concurrent :meth:`run` calls each get a server of their own, up to ``servers``

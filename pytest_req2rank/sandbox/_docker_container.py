@@ -1,7 +1,7 @@
 """One sandbox container of the docker backend: its lock-down, its lifecycle, its stream.
 
-The container runs the ``process`` backend's fork-server (:mod:`._server_main`, unchanged)
-as its pid 1: a warm interpreter that forks one child per execution, lays its files out in
+The container runs the ``process`` backend's fork-server (``sandboxed/forkserver.py``,
+unchanged) as its pid 1: a warm interpreter that forks one child per execution, lays its files out in
 ``/sandbox``, and after it ends kills every other process of the container, empties
 ``/sandbox``, ``/tmp`` and ``/dev/shm`` and removes System V IPC objects — the same code,
 so the same guarantees, as under bubblewrap. Its source travels on the command line (a
@@ -24,13 +24,13 @@ import ssl
 import struct
 import time
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
+from .. import sandboxed
 from ..errors import Req2RankError
 
 WORK = "/sandbox"
-"""The fork-server's work directory (``_server_main.WORK``)."""
+"""The fork-server's work directory (``forkserver.WORK``)."""
 INTERPRETER = "python3"
 """What the image must have on ``PATH`` (image contract, README: docker)."""
 MIN_PYTHON = (3, 10)
@@ -78,7 +78,7 @@ class ContainerFault(Req2RankError):
 
 
 def server_source() -> str:
-    return resources.files(__package__).joinpath("_server_main.py").read_text("utf-8")
+    return sandboxed.source("forkserver")
 
 
 def one_line(exc: BaseException) -> str:

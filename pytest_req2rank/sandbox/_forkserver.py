@@ -17,10 +17,10 @@ import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from .. import sandboxed
 from ..errors import Req2RankError
 from ._base import ExecOutcome
 from ._bwrap import bwrap_argv
@@ -92,8 +92,7 @@ class ForkServer:
 
     def _start(self) -> subprocess.Popen[bytes]:
         self._stop()
-        server_fd = _memfd("r2r-server", resources.files(__package__)
-                           .joinpath("_server_main.py").read_bytes())
+        server_fd = _memfd("r2r-server", sandboxed.source("forkserver").encode())
         bpf = filter_bpf()
         seccomp_fd = _memfd("r2r-seccomp", bpf) if bpf is not None else None
         fds = (server_fd,) if seccomp_fd is None else (server_fd, seccomp_fd)

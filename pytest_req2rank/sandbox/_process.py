@@ -15,20 +15,16 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
-from typing import Literal
 
-from ..models import IsolationLevel
+from ..models import IsolationLevel, ProcessMode
 from ._base import ExecOutcome, ExecRequest, Sandbox, SandboxUnavailable
-from ._boxed import BwrapRunner
+from ._boxed import BwrapExecutor
 from ._bwrap import sandbox_env
 from ._bwrap_binary import ENV_OVERRIDE, BwrapUnavailable
 from ._files import PathEscape
-from ._spawn import SpawnRunner
+from ._spawn import SpawnExecutor
 
-Mode = Literal["auto", "forkserver", "bwrap", "unshare", "rlimits"]
-MODES: tuple[Mode, ...] = ("auto", "forkserver", "bwrap", "unshare", "rlimits")
-
-__all__ = ["MODES", "Mode", "ProcessSandbox", "sandbox_env", "unavailable"]
+__all__ = ["ProcessSandbox", "sandbox_env", "unavailable"]
 
 
 def unavailable(reason: OSError) -> SandboxUnavailable:
@@ -59,61 +55,61 @@ class ProcessSandbox(Sandbox):
 
     name = "process"
 
-    def __init__(self, *, mode: Mode = "auto", servers: int | None = None) -> None:
+    def __init__(self, *, mode: ProcessMode = "auto", servers: int | None = None) -> None:
         """``servers``: most fork-servers run at once (concurrent :meth:`run` calls), default
         one per CPU; the other modes start a process per execution anyway.
         :class:`SandboxUnavailable` when ``mode`` cannot run here."""
-        self._runner: BwrapRunner | SpawnRunner
+        self._executor: BwrapExecutor | SpawnExecutor
         try:
             if mode in ("auto", "forkserver", "bwrap"):
-                self._runner = BwrapRunner(once=mode == "bwrap", servers=servers)
+                self._executor = BwrapExecutor(once=mode == "bwrap", servers=servers)
             else:
-                self._runner = SpawnRunner("rlimits" if mode == "rlimits" else "unshare")
+                self._executor = SpawnExecutor("rlimits" if mode == "rlimits" else "unshare")
         except OSError as exc:
             if mode in ("unshare", "rlimits"):
                 raise SandboxUnavailable(
                     f"sandbox: process:{mode} cannot run here: {exc}") from None
             raise unavailable(exc) from None
-        self.warm_modules = self._runner.mode == "forkserver"
+        self.warm_modules = self._executor.mode == "forkserver"
 
     @property
     def mode(self) -> str:
         """The isolation level in force: forkserver, bwrap, namespaces, userns or rlimits."""
-        return self._runner.mode
+        return self._executor.mode
 
     @property
     def isolation(self) -> str:
-        return self._runner.isolation
+        return self._executor.isolation
 
     @property
     def isolation_level(self) -> IsolationLevel:
-        mode = self._runner.mode
+        mode = self._executor.mode
         if mode in ("forkserver", "bwrap"):
             return "full"
         return "rlimits" if mode == "rlimits" else "namespaces"
 
     def run(self, request: ExecRequest) -> ExecOutcome:
-        if isinstance(self._runner, BwrapRunner):
+        if isinstance(self._executor, BwrapExecutor):
             try:
-                return self._runner.run(request)
+                return self._executor.run(request)
             except PathEscape as exc:
                 return ExecOutcome(error=f"rejected: {exc}")
             except OSError as exc:
                 return ExecOutcome(error=f"sandbox failure: {type(exc).__name__}: {exc}")
-        return self._runner.run(request)
+        return self._executor.run(request)
 
     def prestart(self) -> None:
-        if isinstance(self._runner, BwrapRunner):
-            self._runner.prestart()
+        if isinstance(self._executor, BwrapExecutor):
+            self._executor.prestart()
 
     def close(self) -> None:
-        if isinstance(self._runner, BwrapRunner):
-            self._runner.close()
+        if isinstance(self._executor, BwrapExecutor):
+            self._executor.close()
 
     @property
     def work_root(self) -> Path:
         """This instance's directory on the host (for tests): the servers' logs, or where
         the work directories of the other modes are made."""
-        if isinstance(self._runner, BwrapRunner):
-            return self._runner.logs
+        if isinstance(self._executor, BwrapExecutor):
+            return self._executor.logs
         return Path(tempfile.gettempdir())

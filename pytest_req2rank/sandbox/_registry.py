@@ -1,73 +1,47 @@
-"""Choosing a backend by name: ``process[:MODE]``, ``docker``, ``sandboxfusion[:URL]``."""
+"""Choosing a backend: ``process[:MODE]``, ``docker[:IMAGE]``, ``sandboxfusion[:URL]``."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from typing import cast
+from collections.abc import Callable
 
+from ..models import SandboxSpec
 from ._base import Sandbox, SandboxUnavailable
-from ._process import MODES, Mode, ProcessSandbox
+from ._process import ProcessSandbox
 
 
-def _process(arg: str) -> Sandbox:
-    if arg and arg not in MODES:
-        raise SandboxUnavailable(f"unknown process mode {arg!r}; allowed: {', '.join(MODES)}")
-    return ProcessSandbox(mode=cast(Mode, arg or "auto"))
+def _process(spec: SandboxSpec) -> Sandbox:
+    return ProcessSandbox(mode=spec.process_mode)
 
 
-def _docker(arg: str) -> Sandbox:
+def _docker(spec: SandboxSpec) -> Sandbox:
+    # The docker SDK (and requests) load only for a docker run.
     from ._docker import DockerSandbox
 
-    return DockerSandbox(arg or None)
+    return DockerSandbox(spec.option or None)
 
 
-def _sandboxfusion(arg: str) -> Sandbox:
-    from ._sandboxfusion import SandboxFusionSandbox, service_url
+def _sandboxfusion(spec: SandboxSpec) -> Sandbox:
+    from ._sandboxfusion import SandboxFusionSandbox
 
-    return SandboxFusionSandbox(service_url(f"sandboxfusion:{arg}", os.environ))
+    return SandboxFusionSandbox(spec.option or None)
 
 
-BACKENDS: dict[str, Callable[[str], Sandbox]] = {
+BACKENDS: dict[str, Callable[[SandboxSpec], Sandbox]] = {
     "process": _process,
     "docker": _docker,
     "sandboxfusion": _sandboxfusion,
 }
-"""Backend name → factory taking the part after ``NAME:`` (a process mode, an image, a URL)."""
+"""Backend name → factory."""
 
 
-def check_backend(spec: str) -> str:
-    """``spec`` normalized, or ``ValueError`` naming the allowed backends (for settings)."""
-    spec = spec.strip()
-    name, _, arg = spec.partition(":")
-    if name not in BACKENDS:
-        raise ValueError(f"unknown sandbox {spec!r}; allowed: {', '.join(sorted(BACKENDS))} "
-                         "(process:MODE, docker:IMAGE and sandboxfusion:URL also work)")
-    if name == "process" and arg and arg not in MODES:
-        raise ValueError(f"unknown process mode {arg!r}; allowed: {', '.join(MODES)}")
-    return spec
-
-
-def backend_from_env(environ: Mapping[str, str]) -> str | None:
-    """The backend the environment asks for: ``R2R_SANDBOX``, else ``docker`` when the seed
-    design's ``R2R_SANDBOX_ENABLED`` is true, else None (use the default)."""
-    named = environ.get("R2R_SANDBOX", "").strip()
-    if named:
-        return named
-    if environ.get("R2R_SANDBOX_ENABLED", "").strip().lower() in ("1", "true", "yes", "on"):
-        return "docker"
-    return None
-
-
-def create_sandbox(spec: str) -> Sandbox:
-    """The sandbox named by ``spec``; :class:`SandboxUnavailable` when unknown or unusable here."""
-    name, _, arg = spec.strip().partition(":")
-    factory = BACKENDS.get(name)
-    if factory is None:
-        raise SandboxUnavailable(
-            f"unknown sandbox backend {name!r}; available: {', '.join(sorted(BACKENDS))}"
-        )
+def create_sandbox(spec: SandboxSpec | str) -> Sandbox:
+    """The sandbox ``spec`` names; :class:`SandboxUnavailable` when unknown or unusable here."""
+    if isinstance(spec, str):
+        try:
+            spec = SandboxSpec.parse(spec)
+        except ValueError as exc:
+            raise SandboxUnavailable(str(exc)) from None
     try:
-        return factory(arg)
+        return BACKENDS[spec.backend](spec)
     except OSError as exc:
-        raise SandboxUnavailable(f"sandbox backend {name!r} cannot run here: {exc}") from exc
+        raise SandboxUnavailable(f"sandbox backend {spec.backend!r} cannot run here: {exc}") from exc

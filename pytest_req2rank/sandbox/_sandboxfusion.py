@@ -28,9 +28,8 @@ HTTP_SLACK_S = 10.0
 """Network and queueing time allowed on top of the execution's own timeout."""
 
 
-def service_url(name: str, environ: Mapping[str, str]) -> str | None:
-    """The URL from ``sandboxfusion:URL``, else ``R2R_SANDBOX_URL``, else None."""
-    _, _, url = name.partition(":")
+def service_url(url: str | None, environ: Mapping[str, str]) -> str | None:
+    """``url`` (from ``sandboxfusion:URL``), else ``R2R_SANDBOX_URL``, else None."""
     return (url or environ.get("R2R_SANDBOX_URL", "")).rstrip("/") or None
 
 
@@ -40,7 +39,7 @@ class SandboxFusionSandbox(Sandbox):
     name = "sandboxfusion"
 
     def __init__(self, url: str | None = None, *, probe: bool = True) -> None:
-        self.url = url or service_url("", os.environ)
+        self.url = service_url(url, os.environ)
         if not self.url:
             raise SandboxUnavailable(
                 "sandbox 'sandboxfusion' needs a service URL: use --r2r-sandbox="

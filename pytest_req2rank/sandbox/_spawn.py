@@ -30,7 +30,7 @@ _UNSHARE_SIGKILL = "unshare: sigprocmask unblock failed: Invalid argument\n"
 cannot re-raise on itself. Forging it gains nothing: both readings are a runtime error."""
 
 
-class SpawnRunner:
+class SpawnExecutor:
     """Each execution in its own process, started from an empty environment.
 
     Per execution: a fresh temporary work directory (files laid out with

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import TYPE_CHECKING
 
-from ._dimensions import DIMENSIONS, validated_judge_scores
+from ..models import DIMENSIONS, validated_judge_scores
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,4 +1,4 @@
-"""Phase-0 metrics over plain lists (spec sections 2-5), one function per metric.
+"""Phase-0 metrics over plain lists (ARCHITECTURE.md, Metrics 2-5), one function per metric.
 
 Conventions shared by every function here:
 
@@ -36,7 +36,7 @@ def _rate(count: int, n: int) -> float | None:
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
-    """``np.percentile(values, q)`` as the spec's code calls it (linear interpolation), to the
+    """``np.percentile(values, q)`` as the metric is defined (linear interpolation), to the
     last bit, in plain Python: a run's summary then needs no numpy, whose import cost a
     controller ~0.2 s of CPU while the workers waited for their next items."""
     if not values:
@@ -60,31 +60,31 @@ def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-# -- quality (spec 2) --------------------------------------------------------
+# -- quality (Metrics 2) --------------------------------------------------------
 
 
 def accepted_at_1(pass_ratios: Sequence[float]) -> float | None:
-    """``count(pass_ratio == 1.0) / total_problems`` (spec 2.1)."""
+    """``count(pass_ratio == 1.0) / total_problems`` (Metrics 2.1)."""
     return _rate(sum(1 for ratio in pass_ratios if ratio == 1.0), len(pass_ratios))
 
 
 def pass_ratio_mean(pass_ratios: Sequence[float]) -> float | None:
-    """Mean pass ratio over problems (spec 2.2)."""
+    """Mean pass ratio over problems (Metrics 2.2)."""
     return _mean(pass_ratios)
 
 
 def pass_ratio_p50(pass_ratios: Sequence[float]) -> float | None:
-    """Median pass ratio over problems (spec 2.2, ``np.median``)."""
+    """Median pass ratio over problems (Metrics 2.2, ``np.median``)."""
     return _percentile(pass_ratios, 50)
 
 
 def pass_ratio_p90(pass_ratios: Sequence[float]) -> float | None:
-    """90th percentile of the pass ratios (spec 2.2, ``np.percentile(arr, 90)``)."""
+    """90th percentile of the pass ratios (Metrics 2.2, ``np.percentile(arr, 90)``)."""
     return _percentile(pass_ratios, 90)
 
 
 def exec_success_rate(final_statuses: Sequence[str]) -> float | None:
-    """Share of problems whose final status is ``success`` or ``wrong_answer`` (spec 2.3).
+    """Share of problems whose final status is ``success`` or ``wrong_answer`` (Metrics 2.3).
 
     Infrastructure statuses are left out of the denominator.
     """
@@ -92,7 +92,7 @@ def exec_success_rate(final_statuses: Sequence[str]) -> float | None:
     return _rate(sum(1 for status in scored if status in EXECUTABLE_STATUSES), len(scored))
 
 
-# -- error distribution (spec 3) ----------------------------------------------
+# -- error distribution (Metrics 3) ----------------------------------------------
 
 
 def status_rate(final_statuses: Sequence[str], status: str) -> float | None:
@@ -102,32 +102,32 @@ def status_rate(final_statuses: Sequence[str], status: str) -> float | None:
 
 
 def syntax_error_rate(final_statuses: Sequence[str]) -> float | None:
-    """Share of problems whose final status is ``syntax_error`` (spec 3.3)."""
+    """Share of problems whose final status is ``syntax_error`` (Metrics 3.3)."""
     return status_rate(final_statuses, "syntax_error")
 
 
 def runtime_error_rate(final_statuses: Sequence[str]) -> float | None:
-    """Share of problems whose final status is ``runtime_error`` (spec 3.3)."""
+    """Share of problems whose final status is ``runtime_error`` (Metrics 3.3)."""
     return status_rate(final_statuses, "runtime_error")
 
 
 def timeout_rate(final_statuses: Sequence[str]) -> float | None:
-    """Share of problems whose final status is ``timeout`` (spec 3.3)."""
+    """Share of problems whose final status is ``timeout`` (Metrics 3.3)."""
     return status_rate(final_statuses, "timeout")
 
 
 def wrong_answer_rate(final_statuses: Sequence[str]) -> float | None:
-    """Share of problems whose final status is ``wrong_answer`` (spec 3.3)."""
+    """Share of problems whose final status is ``wrong_answer`` (Metrics 3.3)."""
     return status_rate(final_statuses, "wrong_answer")
 
 
 def success_rate(final_statuses: Sequence[str]) -> float | None:
-    """Share of problems whose final status is ``success`` (spec 3.3)."""
+    """Share of problems whose final status is ``success`` (Metrics 3.3)."""
     return status_rate(final_statuses, "success")
 
 
 def error_distribution(final_statuses: Sequence[str]) -> dict[str, float]:
-    """All five ``{status}_rate`` values, or ``{}`` when no problem was scored (spec 3.3)."""
+    """All five ``{status}_rate`` values, or ``{}`` when no problem was scored (Metrics 3.3)."""
     scored = _scored(final_statuses)
     if not scored:
         return {}
@@ -137,11 +137,11 @@ def error_distribution(final_statuses: Sequence[str]) -> dict[str, float]:
     }
 
 
-# -- cost (spec 4) ------------------------------------------------------------
+# -- cost (Metrics 4) ------------------------------------------------------------
 
 
 def avg_total_gen_tokens(tokens: Sequence[int | None]) -> float | None:
-    """Mean output tokens per problem (spec 4.1).
+    """Mean output tokens per problem (Metrics 4.1).
 
     ``None`` entries are unknown counts (offline models) and are skipped, never
     read as 0; the result is ``None`` when no count is known.
@@ -150,27 +150,27 @@ def avg_total_gen_tokens(tokens: Sequence[int | None]) -> float | None:
 
 
 def avg_total_judge_time(judge_times: Sequence[float]) -> float | None:
-    """Mean judge time per problem in seconds (spec 4.2)."""
+    """Mean judge time per problem in seconds (Metrics 4.2)."""
     return _mean(judge_times)
 
 
 def p50_total_judge_time(judge_times: Sequence[float]) -> float | None:
-    """50th percentile of the judge times (spec 4.3)."""
+    """50th percentile of the judge times (Metrics 4.3)."""
     return _percentile(judge_times, 50)
 
 
 def p95_total_judge_time(judge_times: Sequence[float]) -> float | None:
-    """95th percentile of the judge times (spec 4.3)."""
+    """95th percentile of the judge times (Metrics 4.3)."""
     return _percentile(judge_times, 95)
 
 
 def p99_total_judge_time(judge_times: Sequence[float]) -> float | None:
-    """99th percentile of the judge times (spec 4.3)."""
+    """99th percentile of the judge times (Metrics 4.3)."""
     return _percentile(judge_times, 99)
 
 
 def throughput(n_problems: int, wall_clock_s: float | None) -> float | None:
-    """``total_problems / wall_clock_time`` in problems per second (spec 4.4).
+    """``total_problems / wall_clock_time`` in problems per second (Metrics 4.4).
 
     ``None`` when the wall-clock time is unknown (``None``) or zero. Raises
     ``ValueError`` for a negative or NaN time.
@@ -188,7 +188,7 @@ def _check_lengths(values: Sequence[object], solved: Sequence[bool]) -> None:
 
 
 def cost_per_solved_tokens(tokens: Sequence[int | None], solved: Sequence[bool]) -> float | None:
-    """Output tokens of ALL problems divided by the number solved (spec 4.5).
+    """Output tokens of ALL problems divided by the number solved (Metrics 4.5).
 
     ``inf`` when nothing is solved; ``None`` for no problems or when no token
     count is known. When only some counts are known, the known mean stands in
@@ -208,7 +208,7 @@ def cost_per_solved_tokens(tokens: Sequence[int | None], solved: Sequence[bool])
 
 
 def cost_per_solved_judge_time(judge_times: Sequence[float], solved: Sequence[bool]) -> float | None:
-    """Judge time of ALL problems divided by the number solved (spec 4.5).
+    """Judge time of ALL problems divided by the number solved (Metrics 4.5).
 
     ``inf`` when nothing is solved; ``None`` for no problems.
     """
@@ -219,17 +219,17 @@ def cost_per_solved_judge_time(judge_times: Sequence[float], solved: Sequence[bo
     return math.fsum(judge_times) / n_solved if n_solved else math.inf
 
 
-# -- reliability (spec 5) -----------------------------------------------------
+# -- reliability (Metrics 5) -----------------------------------------------------
 
 
 def api_error_rate(statuses: Sequence[str]) -> float | None:
-    """Share of ALL items with status ``api_error`` (spec 5.1), infrastructure failures included.
+    """Share of ALL items with status ``api_error`` (Metrics 5.1), infrastructure failures included.
 
-    ``None`` for no items (the spec's code says 0; nothing was measured).
+    ``None`` for no items (not 0: nothing was measured).
     """
     return _rate(sum(1 for status in statuses if status == "api_error"), len(statuses))
 
 
 def sandbox_error_rate(statuses: Sequence[str]) -> float | None:
-    """Share of ALL items with status ``sandbox_error`` (spec 5.2); ``None`` for no items."""
+    """Share of ALL items with status ``sandbox_error`` (Metrics 5.2); ``None`` for no items."""
     return _rate(sum(1 for status in statuses if status == "sandbox_error"), len(statuses))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Literal
 
-from ._dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN, dimension_weights, validated_judge_scores
+from ..models import DIMENSIONS, SCORE_MAX, SCORE_MIN, dimension_weights, validated_judge_scores
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,4 +1,4 @@
-"""All Phase-0 metrics of one dataset at once, and the spec's alert thresholds (spec 5.3, 6)."""
+"""All Phase-0 metrics of one dataset at once, and their alert thresholds (ARCHITECTURE.md, Metrics 5.3 and 6)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class ProblemOutcome:
 
 @dataclass(frozen=True)
 class Threshold:
-    """A metric's normal bound and alert bound (spec 5.3): normal below ``normal``, alert above ``alert``."""
+    """A metric's normal bound and alert bound (Metrics 5.3): normal below ``normal``, alert above ``alert``."""
 
     metric: str
     normal: float
@@ -56,7 +56,7 @@ THRESHOLDS: tuple[Threshold, ...] = (
 
 
 def phase0_metrics(problems: Sequence[ProblemOutcome], wall_clock_s: float | None) -> Metrics:
-    """Every Phase-0 metric of one dataset, keyed by the spec's metric names.
+    """Every Phase-0 metric of one dataset, keyed by their names in ARCHITECTURE.md's Metrics section.
 
     Quality, error distribution and cost are computed over the problems the
     model is accountable for (infrastructure failures left out); reliability

@@ -2,12 +2,10 @@
 
 from ..options import OPTIONS, OptionSpec
 from ._paths import PathBases
-from ._settings import DEFAULT_MODEL, STATIC_JUDGE, Settings, SettingsError, resolve_settings
+from ._settings import Settings, SettingsError, resolve_settings
 
 __all__ = [
-    "DEFAULT_MODEL",
     "OPTIONS",
-    "STATIC_JUDGE",
     "OptionSpec",
     "PathBases",
     "Settings",

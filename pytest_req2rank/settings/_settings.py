@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -10,17 +11,28 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ConfigurationError
-from ..options import OPTIONS, OptionSpec
+from ..models import (
+    COMPLEXITIES,
+    DEFAULT_EXECUTION_WEIGHT,
+    DOMAINS,
+    REFERENCE_MODEL,
+    SKILLS,
+    STATIC_JUDGE,
+    SUITE_NAMES,
+    ModelSpec,
+    SandboxSpec,
+    SuiteSpec,
+    parse_judges,
+    parse_weights,
+)
+from ..options import OPTIONS, SOURCES, OptionSpec, Source, spelling
 from ._paths import PathBases, absolute, with_absolute_path
 
-DEFAULT_MODEL = "r2r/reference"
 DEFAULT_DIR = ".req2rank"
 """Where a run's outputs go by default, under the rootdir."""
-STATIC_JUDGE = "r2r/static"
-"""The built-in deterministic judge: static analysis plus the execution evidence."""
-COMPLEXITIES = ("C1", "C2", "C3", "C4")
-SUITE_NAMES = ("dynamic", "humaneval", "jsonl:PATH")
 PLANNED_SUITES = {"nversion": "N-version generation"}
+DOCKER_SWITCH_ENV = "R2R_SANDBOX_ENABLED"
+"""A true value selects the ``docker`` sandbox when ``--r2r-sandbox`` is not given."""
 
 
 class SettingsError(ConfigurationError, ValueError):
@@ -32,8 +44,8 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: str = DEFAULT_MODEL
-    suite: str = "dynamic"
+    model: ModelSpec = ModelSpec.parse(REFERENCE_MODEL)
+    suite: SuiteSpec = SuiteSpec.parse("dynamic")
     seed: int | None = None
     sample: int | None = Field(default=None, ge=1)
     json_path: Path | None = Field(default=None, alias="json")
@@ -44,19 +56,19 @@ class Settings(BaseModel):
     timeout: float = Field(default=120.0, gt=0)
     max_tokens: int = Field(default=2048, ge=1)
     temperature: float = Field(default=0.0, ge=0, le=2)
-    sandbox: str = "process"
+    sandbox: SandboxSpec = SandboxSpec.parse("process")
     sandbox_timeout_ms: int = Field(default=5000, ge=100, le=3_600_000)
     rounds: int = Field(default=10, ge=1, le=100_000)
     complexity: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
-    seeds: Path | None = None
+    templates: Path | None = None
     generator: str | None = None
     judges: tuple[str, ...] | None = Field(
         default=None, description="The panel; None: the suite's default; (): no panel"
     )
     exclude_self_judging: bool = False
-    execution_weight: float = Field(default=0.7, ge=0, le=1)
+    execution_weight: float = Field(default=DEFAULT_EXECUTION_WEIGHT, ge=0, le=1)
     weights: dict[str, float] | None = Field(
         default=None, description="Dimension weights as fractions; None: 30/25/25/10/10 %"
     )
@@ -89,20 +101,16 @@ class Settings(BaseModel):
     @field_validator("complexity")
     @classmethod
     def _check_complexity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_names(value, COMPLEXITIES, "complexity")
+        return _check_names(value, tuple(COMPLEXITIES), "complexity")
 
     @field_validator("skills")
     @classmethod
     def _check_skills(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from ..generation import SKILLS
-
         return _check_names(value, tuple(SKILLS), "skill")
 
     @field_validator("domains")
     @classmethod
     def _check_domains(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from ..generation import DOMAINS
-
         return _check_names(value, tuple(DOMAINS), "domain")
 
     @field_validator("judges", mode="before")
@@ -112,18 +120,12 @@ class Settings(BaseModel):
             return value
         if value.strip().lower() == "none":
             return ()
-        from ..judging import parse_judges
-
         return parse_judges(value)
 
     @field_validator("weights", mode="before")
     @classmethod
     def _parse_weights(cls, value: object) -> object:
-        if not isinstance(value, str):
-            return value
-        from ..scoring import parse_weights
-
-        return parse_weights(value)
+        return parse_weights(value) if isinstance(value, str) else value
 
     @field_validator("generator")
     @classmethod
@@ -139,48 +141,15 @@ class Settings(BaseModel):
             raise ValueError(f"must be a run id such as 20261123-101500-3f9a1c, got {value!r}")
         return value
 
-    @field_validator("model")
+    @field_validator("suite", mode="before")
     @classmethod
-    def _check_model(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("must not be empty; e.g. gpt-4o, anthropic/claude-sonnet-4-5, r2r/reference")
-        if any(c.isspace() for c in value):
-            raise ValueError(f"must not contain whitespace, got {value!r}")
-        if value.startswith("r2r/"):
-            name = value[4:]
-            if name.startswith("samples:"):
-                if not name[len("samples:"):]:
-                    raise ValueError("r2r/samples needs a path: r2r/samples:PATH")
-            elif name != "reference":
-                raise ValueError(
-                    f"unknown built-in model {value!r}; built-ins are r2r/reference and r2r/samples:PATH"
-                )
-        return value
-
-    @field_validator("suite")
-    @classmethod
-    def _check_suite(cls, value: str) -> str:
-        value = value.strip()
-        if value in PLANNED_SUITES:
+    def _check_suite(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip() in PLANNED_SUITES:
             raise ValueError(
-                f"{value!r} ({PLANNED_SUITES[value]}) is not part of this version; "
+                f"{value.strip()!r} ({PLANNED_SUITES[value.strip()]}) is not part of this version; "
                 f"allowed: {', '.join(SUITE_NAMES)}"
             )
-        if value in ("dynamic", "humaneval"):
-            return value
-        if value.startswith("jsonl:"):
-            if not value[len("jsonl:"):]:
-                raise ValueError("jsonl needs a path: jsonl:PATH")
-            return value
-        raise ValueError(f"unknown suite {value!r}; allowed: {', '.join(SUITE_NAMES)}")
-
-    @field_validator("sandbox")
-    @classmethod
-    def _check_sandbox(cls, value: str) -> str:
-        from ..sandbox import check_backend
-
-        return check_backend(value)
+        return value
 
     @field_validator("api_base")
     @classmethod
@@ -194,18 +163,11 @@ class Settings(BaseModel):
         and no panel for static suites (whose score stays 100 x accepted@1)."""
         if self.judges is not None:
             return self.judges
-        return (STATIC_JUDGE,) if self.suite == "dynamic" else ()
+        return (STATIC_JUDGE,) if self.suite.kind == "dynamic" else ()
 
     @property
     def sandbox_timeout_s(self) -> float:
         return self.sandbox_timeout_ms / 1000.0
-
-    @property
-    def dataset_hint(self) -> str:
-        """The suite name as it appears in item ids, known before loading the suite."""
-        if self.suite.startswith("jsonl:"):
-            return Path(self.suite[len("jsonl:"):]).stem
-        return self.suite
 
 
 def _check_names(value: tuple[str, ...], allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
@@ -215,43 +177,52 @@ def _check_names(value: tuple[str, ...], allowed: tuple[str, ...], what: str) ->
     return value
 
 
-Lookup = Callable[[OptionSpec], str | None]
+Lookup = Callable[[str], str | None]
+"""The raw value of a setting by name (a field or a former name), or ``None`` when unset."""
+
+
+def _warn_deprecated(message: str) -> None:
+    warnings.warn(message, DeprecationWarning, stacklevel=3)
 
 
 def resolve_settings(
-    cli: Lookup, env: Mapping[str, str], ini: Lookup, bases: PathBases | None = None
+    cli: Lookup, env: Mapping[str, str], ini: Lookup, bases: PathBases | None = None,
+    *, deprecated: Callable[[str], None] = _warn_deprecated,
 ) -> Settings:
     """Build Settings from the three sources; raise :class:`SettingsError` on the first bad value.
 
-    ``cli`` and ``ini`` return the raw string for an option, or ``None`` when unset. A value
-    that is set but empty (``--r2r-model=``, ``R2R_MODEL=``, ``r2r_model =``) is an error,
-    not the default: it is what an unset shell variable gives. Relative paths become
-    absolute here, from ``bases`` (default: the current directory for every source).
+    ``cli`` and ``ini`` return the raw string given for a setting's name, or ``None`` when
+    unset. A value that is set but empty (``--r2r-model=``, ``R2R_MODEL=``, ``r2r_model =``)
+    is an error, not the default: it is what an unset shell variable gives. Relative paths
+    become absolute here, from ``bases`` (default: the current directory for every source).
+    A setting given under a former name (:attr:`OptionSpec.former`) still counts, below the
+    current name in the same source; each such spelling is reported once to ``deprecated``
+    (default: a :class:`DeprecationWarning`), naming the spelling to use.
     """
     bases = bases or PathBases.here()
+    lookups: dict[Source, Lookup] = {
+        "cli": cli, "env": lambda name: env.get(spelling("env", name)), "ini": ini}
+    path_bases: dict[Source, Path] = {"cli": bases.given, "env": bases.given, "ini": bases.ini}
     raw: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for spec in OPTIONS:
-        for source, value, base in (
-            (spec.cli, cli(spec), bases.given),
-            (f"environment variable {spec.env}", env.get(spec.env), bases.given),
-            (f"ini option {spec.ini}", ini(spec), bases.ini),
-        ):
-            if value is None:
-                continue
-            text = str(value).strip()
-            if not text:
-                raise SettingsError(_empty_message(spec, source))
-            raw[spec.field] = with_absolute_path(spec, text, base)
-            sources[spec.field] = source
-            break
-    if "sandbox" not in raw:
-        from ..sandbox import backend_from_env
-
-        implied = backend_from_env({k: v for k, v in env.items() if k == "R2R_SANDBOX_ENABLED"})
-        if implied is not None:
-            raw["sandbox"] = implied
-            sources["sandbox"] = "environment variable R2R_SANDBOX_ENABLED"
+        given = [(source, name, value) for source in SOURCES for name in spec.names
+                 if (value := lookups[source](name)) is not None]
+        for source, name, _ in given:
+            if name != spec.field:
+                deprecated(f"{_where(source, name)} is deprecated; "
+                           f"use {spelling(source, spec.field)}")
+        if not given:
+            continue
+        source, name, value = given[0]
+        text = value.strip()
+        if not text:
+            raise SettingsError(_empty_message(spec, source, name))
+        raw[spec.field] = with_absolute_path(spec, text, path_bases[source])
+        sources[spec.field] = _where(source, name)
+    if "sandbox" not in raw and _truthy(env.get(DOCKER_SWITCH_ENV, "")):
+        raw["sandbox"] = "docker"
+        sources["sandbox"] = f"environment variable {DOCKER_SWITCH_ENV}"
     raw["explicit"] = frozenset(raw)
     raw.setdefault("dir", str(absolute(DEFAULT_DIR, bases.default)))
     try:
@@ -260,16 +231,29 @@ def resolve_settings(
         raise SettingsError(_first_error(exc, sources)) from None
 
 
-def _empty_message(spec: OptionSpec, source: str) -> str:
+def _where(source: Source, name: str) -> str:
+    """Where a value came from, as messages say it: ``--r2r-x``, ``environment variable
+    R2R_X`` or ``ini option r2r_x``."""
+    if source == "cli":
+        return spelling(source, name)
+    kind = "environment variable" if source == "env" else "ini option"
+    return f"{kind} {spelling(source, name)}"
+
+
+def _truthy(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _empty_message(spec: OptionSpec, source: Source, name: str) -> str:
     default = f"the default ({spec.default_text})" if spec.default_text else "the default"
-    if source == spec.cli:
-        return (f"{spec.cli}: the value is empty (an unset shell variable?); give a value, "
-                f"or leave the option out for {default}")
-    if source.startswith("environment"):
-        return (f"{spec.cli} (from {source}): the variable is set but empty; give a value, "
-                f"or unset {spec.env} for {default}")
-    return (f"{spec.cli} (from {source}): the value is empty; give a value, or remove "
-            f"the line for {default}")
+    if source == "cli":
+        return (f"{spelling(source, name)}: the value is empty (an unset shell variable?); "
+                f"give a value, or leave the option out for {default}")
+    where = f"{spec.cli} (from {_where(source, name)})"
+    if source == "env":
+        return (f"{where}: the variable is set but empty; give a value, "
+                f"or unset {spelling(source, name)} for {default}")
+    return f"{where}: the value is empty; give a value, or remove the line for {default}"
 
 
 def _first_error(exc: ValidationError, sources: Mapping[str, str]) -> str:

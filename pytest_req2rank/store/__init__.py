@@ -8,12 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._check import StoreError, StoreUnusable, check_store, directory_problem
+from ._check import StoreUnusable, check_store, directory_problem
 
 if TYPE_CHECKING:
     from ._sqlite import Store
 
-__all__ = ["Store", "StoreError", "StoreUnusable", "check_store", "directory_problem"]
+__all__ = [
+    "Store",
+    "StoreUnusable",
+    "check_store",
+    "directory_problem",
+]
 
 
 def __getattr__(name: str) -> Any:

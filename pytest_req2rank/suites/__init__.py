@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..models import Task
+from ..models import SuiteSpec, Task
 from ._dynamic import DynamicOptions, load_dynamic
-from ._errors import SeedLibraryError, SuiteError
+from ._errors import SuiteError, TemplateLibraryError
 from ._humaneval import load_humaneval
-from ._ids import dataset_name, item_id
+from ._ids import item_id
 from ._jsonl import load_jsonl
-from ._reference import defines
 
 
 def load_suite(
-    spec: str,
+    suite: SuiteSpec | str,
     *,
     rootdir: Path | None = None,
     seed: int = 0,
@@ -25,27 +24,25 @@ def load_suite(
     A relative path resolves against ``rootdir`` (default: the current directory); the
     dynamic suite is drawn from ``seed`` with ``dynamic`` options.
     """
-    if spec == "dynamic":
+    if isinstance(suite, str):
+        try:
+            suite = SuiteSpec.parse(suite)
+        except ValueError as exc:
+            raise SuiteError(str(exc)) from None
+    if suite.kind == "dynamic":
         return load_dynamic(dynamic or DynamicOptions(), seed=seed)
-    if spec == "humaneval":
+    if suite.kind == "humaneval":
         return load_humaneval()
-    if spec.startswith("jsonl:"):
-        path = Path(spec[len("jsonl:"):]).expanduser()
-        if rootdir is not None:
-            path = rootdir / path
-        return load_jsonl(path)
-    raise SuiteError(f"unknown suite {spec!r}; allowed: dynamic, humaneval, jsonl:PATH")
-
-
-def suite_key(spec: str) -> str:
-    """What makes two suite specs the same suite: the name, and for a JSONL file its dataset
-    name (its file name), wherever the file lies (a baseline may come from another checkout)."""
-    if spec.startswith("jsonl:"):
-        return "jsonl:" + dataset_name(Path(spec[len("jsonl:"):]).stem)
-    return spec
+    assert suite.path is not None  # a jsonl suite always has one
+    return load_jsonl(rootdir / suite.path if rootdir is not None else suite.path)
 
 
 __all__ = [
-    "DynamicOptions", "SeedLibraryError", "SuiteError", "dataset_name", "defines", "item_id",
-    "load_dynamic", "load_humaneval", "load_jsonl", "load_suite", "suite_key",
+    "DynamicOptions",
+    "SuiteError",
+    "TemplateLibraryError",
+    "item_id",
+    "load_humaneval",
+    "load_jsonl",
+    "load_suite",
 ]

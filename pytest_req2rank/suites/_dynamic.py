@@ -1,4 +1,4 @@
-"""The dynamic suite: requirements drawn from the seed library, fresh for every run seed."""
+"""The dynamic suite: requirements drawn from the template library, fresh for every run seed."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from ..models import Task
-from ._errors import SeedLibraryError, SuiteError
+from ._errors import SuiteError, TemplateLibraryError
 
 if TYPE_CHECKING:
-    from ..generation import Seed
+    from importlib.resources.abc import Traversable
+
+    from ..generation import Template
 
 DATASET = "dynamic"
 
@@ -25,7 +27,8 @@ class DynamicOptions(BaseModel):
     complexities: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
-    seeds_dir: Path | None = None
+    templates_dir: Path | None = None
+    """The template library; ``None``: the one shipped in the package."""
 
 
 def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
@@ -34,18 +37,18 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
     No model is called here: a task carries its plan entry (``spec``), from which
     any process rebuilds the requirement.
     """
-    from ..generation import build_requirement, plan_rounds
+    from ..generation import build_requirement, plan_rounds  # ~0.5 s; static suites skip it
 
-    seeds = _seed_library(options.seeds_dir)
+    templates = _template_library(options.templates_dir)
     try:
         specs = plan_rounds(
-            seeds, rounds=options.rounds, seed=seed,
+            templates, rounds=options.rounds, seed=seed,
             complexities=options.complexities or None, skills=options.skills or None,
             domains=options.domains or None,
         )
     except ValueError as exc:
         raise SuiteError(f"dynamic: {exc}") from None
-    by_id = {s.id: s for s in seeds}
+    by_id = {t.id: t for t in templates}
     tasks = []
     for spec in specs:
         requirement = build_requirement(spec, by_id)
@@ -58,29 +61,30 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
             reference="",
             reference_files=requirement.reference,
             spec=spec.model_dump(mode="json"),
-            source=f"seeds:{requirement.seed_id}",
+            source=f"templates:{requirement.template_id}",
         ))
     return tasks
 
 
-def _seed_library(directory: Path | None) -> list[Seed]:
-    """Every seed of the library; :class:`SeedLibraryError` (one line) when it cannot be used."""
-    from ..generation import SeedError, default_seed_dir, load_seeds
+def _template_library(directory: Path | None) -> list[Template]:
+    """Every template of the library; :class:`TemplateLibraryError` (one line) when it cannot
+    be used."""
+    from ..generation import TemplateError, bundled_library, load_templates  # as above
 
-    directory = directory or default_seed_dir()
-    fix = "point --r2r-seeds at a directory of seed files (*.toml)"
-    if not directory.exists():
-        raise SeedLibraryError(f"{directory}: no such seed library; {fix}")
-    if not directory.is_dir():
-        raise SeedLibraryError(f"{directory}: not a directory; {fix}")
+    library: Traversable = directory or bundled_library()
+    fix = "point --r2r-templates at a directory of template files (*.toml)"
+    if not library.is_dir():
+        problem = "not a directory" if library.is_file() else "no such template library"
+        raise TemplateLibraryError(f"{library}: {problem}; {fix}")
     try:
-        seeds = load_seeds(directory)
-    except SeedError as exc:
+        templates = load_templates(library)
+    except TemplateError as exc:
         more = len(exc.errors) - 1
-        also = f" (and {more} more problem{'s' * (more > 1)} in {directory})" if more else ""
-        raise SeedLibraryError(
-            f"{exc.errors[0]}{also}; fix the seed file, or point --r2r-seeds at another library"
+        also = f" (and {more} more problem{'s' * (more > 1)} in {library})" if more else ""
+        raise TemplateLibraryError(
+            f"{exc.errors[0]}{also}; fix the template file, or point --r2r-templates at another "
+            "library"
         ) from None
-    if not seeds:
-        raise SeedLibraryError(f"{directory}: no seed files (*.toml) in the library; {fix}")
-    return seeds
+    if not templates:
+        raise TemplateLibraryError(f"{library}: no template files (*.toml) in the library; {fix}")
+    return templates

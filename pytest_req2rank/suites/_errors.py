@@ -9,5 +9,6 @@ class SuiteError(ConfigurationError, ValueError):
     """A suite that cannot be loaded; the message is one line: where, what, how to fix."""
 
 
-class SeedLibraryError(SuiteError):
-    """The dynamic suite's seed library cannot be used: missing, empty, or a seed file is wrong."""
+class TemplateLibraryError(SuiteError):
+    """The dynamic suite's template library cannot be used: missing, empty, or a template file
+    is wrong."""

@@ -10,8 +10,3 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 def item_id(dataset: str, task_id: str) -> str:
     """``('humaneval', 'HumanEval/0')`` → ``'humaneval/HumanEval_0'``."""
     return f"{dataset}/{_UNSAFE.sub('_', task_id).strip('_') or 'task'}"
-
-
-def dataset_name(raw: str) -> str:
-    """A dataset name safe for ids and metric names (``eval/{dataset}/…``)."""
-    return _UNSAFE.sub("_", raw).strip("_") or "suite"

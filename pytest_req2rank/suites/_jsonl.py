@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import JsonlError, Line, read_jsonl
-from ..models import IOCase, Task
+from ..models import IOCase, Task, dataset_name
 from ._errors import SuiteError
-from ._ids import dataset_name, item_id
+from ._ids import item_id
 from ._reference import complete_function
 
 FUNCTION_FIELDS = ("task_id", "prompt", "entry_point", "canonical_solution", "test")

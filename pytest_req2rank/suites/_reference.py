@@ -2,23 +2,7 @@
 
 from __future__ import annotations
 
-import ast
-
-
-def defines(code: str, name: str) -> bool:
-    """True when ``code`` parses and defines ``name`` at module level."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return False
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return True
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return True
-    return False
+from ..execution import defines
 
 
 def complete_function(prompt: str, solution: str, entry_point: str) -> str:

@@ -10,7 +10,12 @@ import pytest
 
 from pytest_req2rank.execution._ast_tools import segment, split_lines
 from pytest_req2rank.execution._compare import NotPlain, decode_plain
-from pytest_req2rank.execution._decompose import HostAssert, plan_check, plan_data, plan_from_data
+from pytest_req2rank.execution._decompose import (
+    HostAssert,
+    check_data,
+    check_from_data,
+    decompose,
+)
 from pytest_req2rank.execution._hosteval import HostEvalError, evaluate, loose_equal
 from pytest_req2rank.suites import load_humaneval
 
@@ -36,15 +41,24 @@ def _check(*lines: str, prelude: str = "") -> str:
     "assert True",
 ], ids=lambda line: line[7:40])
 def test_common_assert_shapes_are_host_decided(line: str) -> None:
-    plan = plan_check(_check(line, prelude="import math\n"))
-    assert plan.replayable and plan.host_tests == {0}, plan.steps
+    check = decompose(_check(line, prelude="import math\n"))
+    assert not check.why_not and check.host_tests == {0}, check.steps
+
+
+def test_calls_of_the_entry_point_by_name_are_candidate_calls() -> None:
+    check = decompose(_check("assert f(1) == 2", "assert candidate(2) == f(2)"), "f")
+    assert check.entry == "f" and check.host_tests == {0, 1}
+    assert all("__r2r_call__(" in step.source and "f(" not in step.source.replace(
+        "__r2r_call__(", "") for step in check.steps)
+    shadowed = decompose("def f(x):\n    return x\n\n" + _check("assert candidate(f(1)) == 2"), "f")
+    assert shadowed.entry == "" and "f(1)" in shadowed.steps[0].source
 
 
 def test_loops_over_inputs_are_one_host_decided_test() -> None:
-    plan = plan_check(_check("for x, y in [(1, 2), (3, 4)]:", "    assert candidate(x) == y",
+    check = decompose(_check("for x, y in [(1, 2), (3, 4)]:", "    assert candidate(x) == y",
                              "assert candidate(0) == 1"))
-    assert plan.tests == 2 and plan.host_tests == {0, 1}
-    assert "__r2r_leaf__(" in plan.steps[0].source  # y is recorded, not evaluated on the host
+    assert check.tests == 2 and check.host_tests == {0, 1}
+    assert "__r2r_leaf__(" in check.steps[0].source  # y is recorded, not evaluated on the host
 
 
 @pytest.mark.parametrize(("lines", "host"), [
@@ -59,53 +73,73 @@ def test_loops_over_inputs_are_one_host_decided_test() -> None:
 ], ids=["setup-call", "tainted-later", "test-helper", "shadowed-builtin", "nested-call",
         "generator", "is-int", "boolop"])
 def test_other_shapes_go_to_the_checker(lines: tuple[str, ...], host: set[int]) -> None:
-    plan = plan_check(_check(*lines, prelude="def helper(x):\n    return x\n"))
-    assert plan.replayable and plan.host_tests == host
+    check = decompose(_check(*lines, prelude="def helper(x):\n    return x\n"))
+    assert not check.why_not and check.host_tests == host
 
 
 @pytest.mark.parametrize("lines", [
     ("assert helper(candidate)",), ("assert candidate(*[1]) == 1",), ("f = candidate",),
     ("xs = [2, 1]", "assert candidate(xs) is None", "assert xs == [1, 2]"),
 ], ids=["as-argument", "starred", "assigned", "mutation-check"])
-def test_checks_replay_cannot_express_are_not_replayable(lines: tuple[str, ...]) -> None:
-    plan = plan_check(_check(*lines, "assert candidate(1) == 1"))
-    assert not plan.replayable and plan.why_not
+def test_checks_that_cannot_be_instrumented_are_split_as_written(lines: tuple[str, ...]) -> None:
+    check = decompose(_check(*lines, "assert candidate(1) == 1"))
+    assert check.why_not and check.host_tests == set() and not check.asserts
+    tests = sum("assert" in line for line in lines) + 1
+    assert check.tests == tests and check.names == [f"check[{i}]" for i in range(tests)]
+    assert [step.source for step in check.steps] == [*lines, "assert candidate(1) == 1"]
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    ("def check(candidate):\n    if candidate(1) != 2:\n        return\n    assert False\n",
+     "return"),
+    ("def check(candidate):\n    print(candidate(1))\n", "holds no assert"),
+    ("def helper(c):\n    assert c(1) == 2\n", "no check(candidate)"),
+], ids=["top-level-return", "no-assert", "no-check"])
+def test_checks_that_cannot_be_split_are_one_test(body: str, why: str) -> None:
+    check = decompose(body)
+    assert why in check.why_not and check.whole and check.names == ["check"]
+    assert [(step.source, step.test) for step in check.steps] == [("check(candidate)", 0)]
 
 
 def test_humaneval_decomposition_figures() -> None:
-    plans = [plan_check(task.test or "") for task in load_humaneval()]
-    assert all(plan.replayable for plan in plans)
-    tests = sum(plan.tests for plan in plans)
-    host = sum(len(plan.host_tests) for plan in plans)
-    fully = sum(len(plan.host_tests) == plan.tests for plan in plans)
+    checks = [decompose(task.test or "") for task in load_humaneval()]
+    assert not any(check.why_not for check in checks)
+    tests = sum(check.tests for check in checks)
+    host = sum(len(check.host_tests) for check in checks)
+    fully = sum(len(check.host_tests) == check.tests for check in checks)
     assert (tests, host, fully) == (1181, 1180, 163)
 
 
-def test_every_humaneval_plan_reads_back_the_same() -> None:
-    """What :class:`ReferenceCache` writes to disk and reads back in a later run."""
-    for task in load_humaneval():
-        plan = plan_check(task.test or "")
-        data = plan_data(plan)
-        assert data is not None, task.task_id
-        again = plan_from_data(json.loads(json.dumps(data)))
-        assert [(s.source, s.test) for s in again.steps] == [(s.source, s.test) for s in plan.steps]
-        assert (again.param, again.host_tests, again.shown, again.replayable) == (
-            plan.param, plan.host_tests, plan.shown, plan.replayable)
-        assert again.asserts.keys() == plan.asserts.keys()
-        for key, host in plan.asserts.items():
+def test_every_decomposition_reads_back_the_same() -> None:
+    """What :class:`ReferenceCache` writes to disk and reads back in a later run: every
+    HumanEval check's, and those of checks left as written."""
+    sources = {task.task_id: task.test or "" for task in load_humaneval()}
+    sources |= {"as-written": _check("f = candidate", "assert f(1) == 1"),
+                "whole": "def check(candidate):\n    return\n"}
+    for name, source in sources.items():
+        check = decompose(source)
+        data = check_data(check)
+        assert data is not None, name
+        again = check_from_data(json.loads(json.dumps(data)))
+        assert [(s.source, s.test) for s in again.steps] == [
+            (s.source, s.test) for s in check.steps], name
+        assert (again.param, again.host_tests, again.shown, again.why_not, again.whole) == (
+            check.param, check.host_tests, check.shown, check.why_not, check.whole), name
+        assert again.asserts.keys() == check.asserts.keys()
+        for key, host in check.asserts.items():
             assert ast.dump(again.asserts[key].expr) == ast.dump(host.expr)
-            assert _special_nodes(again.asserts[key]) == _special_nodes(host), task.task_id
+            assert _special_nodes(again.asserts[key]) == _special_nodes(host), name
 
 
-def test_a_plan_whose_assert_parses_back_to_another_tree_is_not_written() -> None:
-    plan = plan_check.__wrapped__(_check("assert candidate(1) == (1, 2)"))  # not the cached one
-    assert plan_data(plan) is not None
-    [host] = plan.asserts.values()
+def test_a_decomposition_whose_assert_parses_back_to_another_tree_is_not_written() -> None:
+    check = decompose.__wrapped__(_check("assert candidate(1) == (1, 2)"))  # not the cached one
+    assert check_data(check) is not None
+    [host] = check.asserts.values()
     compared = host.expr.comparators[0]  # type: ignore[attr-defined]
     folded = ast.Constant(value=(1, 2))  # unparses as "(1, 2)", which parses to a Tuple
     host.expr.comparators[0] = folded  # type: ignore[attr-defined]
     host.nodes[id(folded)] = host.nodes.pop(id(compared))
-    assert plan_data(plan) is None
+    assert check_data(check) is None
 
 
 def _special_nodes(host: HostAssert) -> list[tuple[int, str, int, object]]:
@@ -114,8 +148,8 @@ def _special_nodes(host: HostAssert) -> list[tuple[int, str, int, object]]:
 
 
 def _host(line: str, *values: object) -> bool:
-    plan = plan_check(_check(line, prelude="import math\n"))
-    host = next(iter(plan.asserts.values()))
+    check = decompose(_check(line, prelude="import math\n"))
+    host = next(iter(check.asserts.values()))
     sites = {node.key: values[i] for i, node in enumerate(
         sorted((n for n in host.nodes.values() if n.kind == "site"), key=lambda n: n.key))}
     return evaluate(host, sites, {})

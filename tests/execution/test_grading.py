@@ -315,24 +315,26 @@ def f(x):
 '''
 
 
-@pytest.mark.parametrize("replay", [True, False], ids=["replay", "check"])
+@pytest.mark.parametrize("reference", [True, False], ids=["reference", "no-reference"])
 def test_the_solution_is_a_module_as_an_import_makes_it(sandbox: ProcessSandbox,
-                                                        replay: bool) -> None:
-    """The runner loads solution.py without the import system's finders: the module still
-    has its name, spec and file, can import itself, and its source can be read."""
+                                                        reference: bool) -> None:
+    """The harness loads solution.py without the import system's finders: the module still
+    has its name, spec and file, can import itself, and its source can be read — whether
+    the reference or the candidate's own run predicts the calls."""
     test = ("def check(candidate):\n"
             "    assert candidate(1) == ['solution', 'solution', True, True, True, 1]\n")
-    task = _task(test).model_copy(update={"reference": SELF_AWARE})
-    result = grade(task, {"solution.py": SELF_AWARE}, sandbox, timeout_s=2.0, replay=replay)
+    task = _task(test).model_copy(update={"reference": SELF_AWARE if reference else ""})
+    result = grade(task, {"solution.py": SELF_AWARE}, sandbox, timeout_s=2.0)
     assert result.status == "success", result.reason
 
 
-@pytest.mark.parametrize("replay", [True, False], ids=["replay", "check"])
+@pytest.mark.parametrize("reference", [True, False], ids=["reference", "no-reference"])
 def test_a_solution_that_fails_on_import_fails_every_test(sandbox: ProcessSandbox,
-                                                          replay: bool) -> None:
+                                                          reference: bool) -> None:
     test = "def check(candidate):\n    assert candidate(1) == 1\n    assert candidate(2) == 2\n"
-    task = _task(test).model_copy(update={"reference": "def f(x):\n    return x\n"})
+    task = _task(test).model_copy(
+        update={"reference": "def f(x):\n    return x\n" if reference else ""})
     broken = "def f(x):\n    return x\n\nraise LookupError('no config')\n"
-    result = grade(task, {"solution.py": broken}, sandbox, timeout_s=2.0, replay=replay)
+    result = grade(task, {"solution.py": broken}, sandbox, timeout_s=2.0)
     assert result.status == "runtime_error" and result.total == 2
     assert "import failed: LookupError: no config" in (result.reason or "")

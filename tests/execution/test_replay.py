@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import marshal
 import random
 import subprocess
@@ -29,7 +30,7 @@ CHECKER_TEST = "def check(candidate):\n    y = candidate(3)\n    assert y * 2 ==
 
 
 class Spy(Sandbox):
-    """Delegates to a real sandbox and keeps every request with its runner mode."""
+    """Delegates to a real sandbox and keeps every request with its harness mode."""
 
     name = "spy"
 
@@ -199,12 +200,16 @@ LOOP_TEST = ("def check(candidate):\n    assert candidate(1) == 2\n"
     ("def f(x):\n    return x + 1 if x < 4 else 1 // 0\n", ["success", "runtime_error"]),
     ("def f(x):\n    return 0\n", ["wrong_answer", "wrong_answer"]),
 ], ids=["ok", "wrong-in-loop", "crash-in-loop", "wrong"])
-def test_replay_agrees_with_in_process_grading(box: ProcessSandbox, code: str,
-                                               statuses: list[str]) -> None:
-    task = _task(LOOP_TEST)
-    for replay in (True, False):
-        result = _grade(box, code, task, replay=replay)
-        assert [t.status for t in result.tests] == statuses, (replay, result.tests)
+def test_verdicts_do_not_depend_on_who_predicts_the_calls(spy: Spy, code: str,
+                                                          statuses: list[str]) -> None:
+    """The reference's run predicts the calls; without a usable reference the candidate's
+    own run does, and its verdicts are still decided without its code."""
+    for reference in (REFERENCE, "", "def f(x):\n    raise ValueError\n"):
+        spy.requests.clear()
+        result = _grade(spy, code, _task(LOOP_TEST, reference=reference))
+        assert [t.status for t in result.tests] == statuses, (reference, result.tests)
+        if reference != REFERENCE and "success" in statuses:
+            assert spy.modes()[-3:] == ["record", "calls", "checker"], spy.modes()
 
 
 def test_a_candidate_raising_assertion_error_is_a_wrong_answer(spy: Spy) -> None:
@@ -229,13 +234,159 @@ def test_tests_the_host_cannot_decide_run_without_candidate_code(spy: Spy, code:
     assert all("solution.py" not in request.files for request in checker)
 
 
-def test_a_check_that_feeds_outputs_back_falls_back_to_in_process_grading(spy: Spy) -> None:
-    task = _task(test="def check(candidate):\n    x = candidate(1)\n    assert candidate(x) == 4\n",
-                 reference="def f(x):\n    return 2 * x\n")
+FEEDBACK_TEST = "def check(candidate):\n    x = candidate(1)\n    assert candidate(x) == 4\n"
+
+
+def test_a_check_that_feeds_outputs_back_is_replayed_on_the_candidates_own_calls(
+        spy: Spy) -> None:
+    task = _task(test=FEEDBACK_TEST, reference="def f(x):\n    return 2 * x\n")
     other = "def f(x):\n    return 4 if x == 3 else x + 2\n"
     result = _grade(spy, other, task)
     assert result.status == "success", result.tests
-    assert spy.modes() == ["record", "calls", "checker", "check"]
+    assert spy.modes() == ["record", "calls", "checker", "record", "calls", "checker"]
+    [record, calls] = [r for mode, r in spy.requests[3:5]]
+    assert "solution.py" in record.files and calls.files["solution.py"] == other
+    assert "solution.py" not in spy.requests[-1][1].files  # the verdict: no candidate code
+    assert _grade(spy, "def f(x):\n    return 3 if x == 1 else 5\n", task).status == "wrong_answer"
+
+
+def test_a_program_that_does_not_answer_the_same_twice_is_a_runtime_error(spy: Spy) -> None:
+    task = _task(test=FEEDBACK_TEST, reference="def f(x):\n    return 2 * x\n")
+    clock = "import time\ndef f(x):\n    return time.perf_counter_ns()\n"
+    result = _grade(spy, clock, task)
+    assert result.status == "runtime_error" and "does not answer the same twice" in (
+        result.reason or ""), result.tests
+
+
+@pytest.mark.parametrize(("code", "status"), [
+    ("def f(xs):\n    xs.sort()\n", "success"),
+    ("def f(xs):\n    return sorted(xs)\n", "wrong_answer"),
+    ("def f(xs):\n    xs.append(0)\n", "wrong_answer"),
+])
+def test_changes_to_arguments_reach_the_checker(spy: Spy, code: str, status: str) -> None:
+    """The check inspects an argument after a call: the candidate's changes are applied."""
+    test = ("def check(candidate):\n    xs = [3, 1, 2]\n    candidate(xs)\n"
+            "    assert xs == [1, 2, 3]\n    d = {'b': [2]}\n    candidate(d['b'])\n"
+            "    assert d == {'b': [2]}\n")
+    task = _task(test=test, reference="def f(xs):\n    xs.sort()\n")
+    result = _grade(spy, code, task)
+    assert result.status == status, result.tests
+    assert [mode for mode in spy.modes() if mode != "record"] == ["calls", "checker"]
+
+
+RAISING_TEST = ("def check(candidate):\n    assert candidate(1) == 2\n"
+                "    try:\n        candidate(-1)\n    except ValueError as exc:\n"
+                "        assert 'negative' in str(exc)\n    else:\n        assert False\n")
+
+
+@pytest.mark.parametrize(("code", "statuses"), [
+    ("def f(x):\n    if x < 0:\n        raise ValueError('negative')\n    return x + 1\n",
+     ["success", "success"]),
+    (("class E(ValueError):\n    pass\ndef f(x):\n    if x < 0:\n        raise E('negative')\n"
+      "    return x + 1\n"), ["success", "success"]),
+    ("def f(x):\n    return x + 1\n", ["success", "wrong_answer"]),
+    ("def f(x):\n    if x < 0:\n        raise ValueError('other')\n    return x + 1\n",
+     ["success", "wrong_answer"]),
+    ("def f(x):\n    if x < 0:\n        raise TypeError('negative')\n    return x + 1\n",
+     ["success", "runtime_error"]),
+], ids=["raises", "raises-subclass", "returns", "other-message", "other-class"])
+def test_an_exception_the_check_expects_is_an_answer(spy: Spy, code: str,
+                                                    statuses: list[str]) -> None:
+    reference = "def f(x):\n    if x < 0:\n        raise ValueError('negative')\n    return x + 1\n"
+    for task in (_task(RAISING_TEST, reference=reference), _task(RAISING_TEST, reference="")):
+        result = _grade(spy, code, task)
+        assert [t.status for t in result.tests] == statuses, result.tests
+
+
+@pytest.mark.parametrize("lines", [
+    ("assert apply(candidate, 1) == 2",), ("assert candidate(*[1]) == 2",),
+    ("g = candidate", "assert g(1) == 2"),
+    ("if candidate(0) == 1:", "    assert candidate(1) == 2", "    return", "assert False"),
+], ids=["as-argument", "starred", "assigned", "top-level-return"])
+def test_checks_that_cannot_be_instrumented_are_decided_without_candidate_code(
+        spy: Spy, lines: tuple[str, ...]) -> None:
+    test = ("def apply(function, value):\n    return function(value)\n\n"
+            "def check(candidate):\n" + "".join(f"    {line}\n" for line in lines))
+    task = _task(test=test)
+    assert _grade(spy, REFERENCE, task).status == "success"
+    assert spy.modes() == ["record", "calls", "checker"]
+    assert "solution.py" not in spy.requests[-1][1].files
+    wrong = "def f(x):\n    return x\n"
+    assert _grade(spy, wrong, task).status == "wrong_answer"
+    assert [mode for mode, request in spy.requests
+            if request.files.get("solution.py") == wrong] == ["calls"]
+
+
+def test_a_check_that_calls_the_function_by_its_name_calls_the_candidate(spy: Spy) -> None:
+    """In the program, the entry point's name is the candidate (HumanEval/33 compares the
+    candidate with ``sort_third``, itself): the check's calls by that name are its calls."""
+    test = "def check(candidate):\n    assert f(1) == 2\n    assert candidate(2) == f(2)\n"
+    for reference in (REFERENCE, ""):
+        task = _task(test=test, reference=reference)
+        assert _grade(spy, REFERENCE, task).status == "success"
+        wrong = _grade(spy, "def f(x):\n    return x\n", task)
+        assert [t.status for t in wrong.tests] == ["wrong_answer", "success"], wrong.tests
+
+
+def test_a_check_passing_a_function_to_the_candidate_cannot_be_graded(spy: Spy) -> None:
+    test = "def check(candidate):\n    assert candidate(lambda x: x * 2, 3) == 6\n"
+    task = _task(test=test, reference="def f(g, x):\n    return g(x)\n")
+    result = _grade(spy, "def f(g, x):\n    return g(x)\n", task)
+    assert result.status == "sandbox_error" and "function" in (result.reason or "")
+    assert spy.modes() == ["record"]  # the reference's run says so; the candidate never ran
+
+
+SMUGGLER = """
+import inspect, os
+_smuggled = []
+
+
+def f(x):
+    if type(x) is list:  # the calls execution, told by the forged prediction
+        _smuggled.extend(x)
+        return None
+    if _smuggled:
+        return _smuggled[x - 1]
+    stack = inspect.stack()  # the candidate's own run of the check: the test is in sight
+    secrets = sorted({c for info in stack for c in info.frame.f_code.co_consts
+                      if type(c) is str and c.startswith("secret-")})
+    emit = next(info.frame.f_locals["emit"] for info in stack if "emit" in info.frame.f_locals)
+    no_kwargs = {"~": "dict", "v": []}
+    emit(i=0, status="pass", calls=[{"s": 1, "a": [secrets], "k": no_kwargs, "o": None}],
+         inst=[], duration=0.0)
+    emit(i=1, status="pass", calls=[{"s": 2, "a": [2], "k": no_kwargs, "o": None}],
+         inst=[], duration=0.0)
+    os._exit(0)
+"""
+
+
+def test_a_forged_prediction_cannot_carry_the_test_into_the_calls_execution(spy: Spy) -> None:
+    """The candidate's own run sees the test; a prediction whose arguments smuggle its
+    expected values into the calls execution diverges, and then no test of it passes."""
+    test = "def check(candidate):\n    assert candidate(1) == 'secret-a'\n    assert candidate(2) == 'secret-b'\n"
+    result = _grade(spy, SMUGGLER, _task(test=test, reference=""))
+    assert result.passed == 0 and result.status == "runtime_error", result.tests
+    assert spy.modes() == ["record", "record", "calls", "checker"]
+
+
+def test_a_value_that_cannot_cross_only_with_the_candidates_answers_is_its_failure(
+        spy: Spy) -> None:
+    test = "def check(candidate):\n    y = candidate(1)\n    assert candidate(y if y == 2 else object) == 3\n"
+    task = _task(test=test)
+    assert _grade(spy, REFERENCE, task).status == "success"
+    result = _grade(spy, "def f(x):\n    return x\n", task)
+    assert result.status == "runtime_error" and "type" in (result.reason or ""), result.tests
+
+
+def test_the_candidates_own_run_cannot_claim_a_check_is_ungradable(spy: Spy) -> None:
+    forger = ("import inspect, os\ndef f(x):\n"
+              "    for info in inspect.stack():\n        if 'emit' in info.frame.f_locals:\n"
+              "            emit = info.frame.f_locals['emit']\n"
+              "    for i in range(3):\n"
+              "        emit(i=i, status='unsupported', detail='', calls=[], inst=[], duration=0)\n"
+              "    os._exit(0)\n")
+    result = _grade(spy, forger, _task(reference=""))
+    assert result.status == "runtime_error" and result.passed == 0, result.tests
 
 
 def test_timeouts_are_calibrated_on_the_reference(spy: Spy) -> None:
@@ -262,7 +413,7 @@ def test_recordings_are_cached_on_disk(box: ProcessSandbox, tmp_path: Path) -> N
     assert _grade(first, REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
     assert _grade(second, REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
     assert first.modes() == ["record", "calls"] and second.modes() == ["calls"]
-    assert len(_recordings(tmp_path)) == 1 and len(list(tmp_path.glob("plan-*.json"))) == 1
+    assert len(_recordings(tmp_path)) == 1 and len(list(tmp_path.glob("check-*.json"))) == 1
 
 
 def test_a_failed_reference_run_is_not_kept_on_disk(box: ProcessSandbox, tmp_path: Path) -> None:
@@ -274,32 +425,33 @@ def test_a_failed_reference_run_is_not_kept_on_disk(box: ProcessSandbox, tmp_pat
 
 
 def _recordings(directory: Path) -> list[Path]:
-    return [path for path in directory.glob("*.json") if not path.name.startswith("plan-")]
+    return [path for path in directory.glob("*.json") if not path.name.startswith("check-")]
 
 
-def test_plans_are_read_back_from_disk(box: ProcessSandbox, tmp_path: Path,
+def test_decompositions_are_read_back_from_disk(box: ProcessSandbox, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     assert _grade(Spy(box), REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
 
-    def no_building(test: str) -> None:
-        raise AssertionError("the plan was built again")
+    def no_building(test: str, entry_point: str) -> None:
+        raise AssertionError("the check was decomposed again")
 
-    monkeypatch.setattr(_recording, "plan_check", no_building)
+    monkeypatch.setattr(_recording, "decompose", no_building)
     read_back = ReferenceCache(tmp_path)
     assert _grade(Spy(box), "def f(x):\n    return x\n",
                   reference_cache=read_back).status == "wrong_answer"
-    [plan_file] = tmp_path.glob("plan-*.json")
-    plan_file.write_text('{"format": 1, "raw": {"asserts": {"0": {"expr": "(("}}}')
+    [check_file] = tmp_path.glob("check-*.json")
+    check_file.write_text(json.dumps({"format": _recording.FORMAT,
+                                      "raw": {"asserts": {"0": {"expr": "(("}}}}))
     monkeypatch.undo()
     assert _grade(Spy(box), REFERENCE, reference_cache=ReferenceCache(tmp_path)).status == "success"
 
 
-def test_a_plan_that_would_not_read_back_the_same_is_not_written(box: ProcessSandbox,
+def test_a_decomposition_that_would_not_read_back_the_same_is_not_written(box: ProcessSandbox,
                                                                  tmp_path: Path) -> None:
     task = _task(test="def check(candidate):\n    assert candidate(1) < 1e999\n")  # inf
     assert _grade(Spy(box), REFERENCE, task,
                   reference_cache=ReferenceCache(tmp_path)).status == "success"
-    assert list(tmp_path.glob("plan-*.json")) == [] and len(_recordings(tmp_path)) == 1
+    assert list(tmp_path.glob("check-*.json")) == [] and len(_recordings(tmp_path)) == 1
 
 
 def test_the_default_cache_directory(box: ProcessSandbox, tmp_path: Path) -> None:
@@ -379,7 +531,7 @@ class Bare(Sandbox):
         return ExecOutcome(exit_code=done.returncode, stdout=done.stdout, stderr=done.stderr)
 
 
-def test_the_runner_makes_its_environment_deterministic() -> None:
+def test_the_harness_makes_its_environment_deterministic() -> None:
     seeded = subprocess.run([sys.executable, "-c", "print(hash('abc'))"],
                             env={"PYTHONHASHSEED": "0"},
                             capture_output=True, text=True, check=True).stdout.strip()

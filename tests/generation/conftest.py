@@ -1,4 +1,4 @@
-"""A minimal valid seed, written as TOML text, for the loader and instantiation tests."""
+"""A minimal valid template, written as TOML text, for the loader and instantiation tests."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-VALID_SEED = '''
+VALID_TEMPLATE = '''
 id = "tiny"
 title = "Add {n} to numbers"
 skills = ["algorithm"]
@@ -79,16 +79,16 @@ priority = "should"
 
 
 @pytest.fixture
-def seed_text() -> str:
-    """The text of a minimal valid seed file."""
-    return VALID_SEED
+def template_text() -> str:
+    """The text of a minimal valid template file."""
+    return VALID_TEMPLATE
 
 
 @pytest.fixture
-def write_seed(tmp_path: Path):
-    """Write seed text (the valid seed by default) as ``<name>.toml`` and return the path."""
+def write_template(tmp_path: Path):
+    """Write template text (the valid template by default) as ``<name>.toml`` and return the path."""
 
-    def write(text: str = VALID_SEED, name: str = "tiny") -> Path:
+    def write(text: str = VALID_TEMPLATE, name: str = "tiny") -> Path:
         path = tmp_path / f"{name}.toml"
         path.write_text(text, encoding="utf-8")
         return path

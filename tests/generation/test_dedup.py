@@ -1,7 +1,7 @@
-"""Near-duplicate rejection: HumanEval in disguise is caught, the seed library is not.
+"""Near-duplicate rejection: HumanEval in disguise is caught, the template library is not.
 
 The threshold (DUPLICATE_THRESHOLD = 0.4) was calibrated on these measurements:
-the seed library's requirements (every seed x up to 4 assignments, plus 100
+the template library's requirements (every template x up to 4 assignments, plus 100
 planned rounds: 222 texts) score at most 0.33 against HumanEval; lightly
 paraphrased HumanEval prompts (synonyms, a preamble) score at least 0.41
 against their own original, median 0.76.
@@ -20,16 +20,15 @@ from pytest_req2rank.generation import (
     NearDuplicateIndex,
     assignments,
     build_requirement,
-    default_seed_dir,
     humaneval_index,
     instantiate,
-    load_seeds,
+    load_templates,
     plan_rounds,
     requirement_text,
 )
 from pytest_req2rank.generation._dedup import tokens
 
-SEEDS = load_seeds(default_seed_dir())
+TEMPLATES = load_templates()
 PROBLEMS = read_problems()
 SYNONYMS = {
     "given": "provided", "list": "sequence", "return": "produce", "returns": "produces",
@@ -48,12 +47,12 @@ def paraphrase(prompt: str) -> str:
         lambda m: SYNONYMS[m.group(1).lower()], prompt)
 
 
-def test_the_seed_library_is_not_near_humaneval() -> None:
+def test_the_template_library_is_not_near_humaneval() -> None:
     index = humaneval_index()
-    texts = [requirement_text(instantiate(seed, a)) for seed in SEEDS
-             for a in assignments(seed, limit=2)]
-    texts += [requirement_text(build_requirement(s, SEEDS))
-              for s in plan_rounds(SEEDS, rounds=40, seed=99)]
+    texts = [requirement_text(instantiate(template, a)) for template in TEMPLATES
+             for a in assignments(template, limit=2)]
+    texts += [requirement_text(build_requirement(s, TEMPLATES))
+              for s in plan_rounds(TEMPLATES, rounds=40, seed=99)]
     scores = np.array([index.best(text).similarity for text in texts])
     assert scores.max() < DUPLICATE_THRESHOLD, f"max {scores.max():.3f}"
     assert np.median(scores) < 0.3
@@ -70,7 +69,7 @@ def test_light_paraphrases_of_humaneval_are_caught_and_traced_to_their_original(
 
 def test_a_padded_humaneval_problem_is_still_caught() -> None:
     problem = PROBLEMS["HumanEval/12"]
-    host = instantiate(next(s for s in SEEDS if s.complexity == "C2"))
+    host = instantiate(next(s for s in TEMPLATES if s.complexity == "C2"))
     padded = host.model_copy(update={
         "description": host.description + "\n" + paraphrase(problem["prompt"]),
     })

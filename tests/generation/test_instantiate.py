@@ -11,35 +11,35 @@ from pytest_req2rank.generation import (
     assignment_count,
     assignments,
     instantiate,
-    load_seed,
+    load_template,
 )
 from pytest_req2rank.generation._templating import evaluate_expect, render_code, render_prose
 
 
 @pytest.fixture
-def seed(write_seed):
-    return load_seed(write_seed())
+def template(write_template):
+    return load_template(write_template())
 
 
-def test_assignments_enumerate_free_slots_and_follow_ties(seed) -> None:
-    assert assignment_count(seed) == 6
-    every = assignments(seed)
+def test_assignments_enumerate_free_slots_and_follow_ties(template) -> None:
+    assert assignment_count(template) == 6
+    every = assignments(template)
     assert len(every) == 6
     assert every[0] == {"func": "add_n", "n": 1, "word": "one"}
     assert {(a["n"], a["word"]) for a in every} == {(1, "one"), (2, "two"), (3, "three")}
 
 
-def test_sampled_assignments_are_deterministic_and_keep_the_first(seed) -> None:
-    sample = assignments(seed, limit=3)
+def test_sampled_assignments_are_deterministic_and_keep_the_first(template) -> None:
+    sample = assignments(template, limit=3)
     assert len(sample) == 3
-    assert sample[0] == assignments(seed)[0]
-    assert sample == assignments(seed, limit=3)
-    assert all(a in assignments(seed) for a in sample)
+    assert sample[0] == assignments(template)[0]
+    assert sample == assignments(template, limit=3)
+    assert all(a in assignments(template) for a in sample)
     assert len({tuple(sorted(a.items())) for a in sample}) == 3
 
 
-def test_instantiate_fills_every_field(seed) -> None:
-    req = instantiate(seed, {"func": "plus_n", "n": 3}, domain="general-utilities")
+def test_instantiate_fills_every_field(template) -> None:
+    req = instantiate(template, {"func": "plus_n", "n": 3}, domain="general-utilities")
     assert req.id == "tiny[plus_n-3]"
     assert req.title == "Add 3 to numbers"
     assert "`plus_n(x)` returning x + 3" in req.description
@@ -52,8 +52,8 @@ def test_instantiate_fills_every_field(seed) -> None:
     assert req.metadata.domain == "general-utilities"
 
 
-def test_probe_expectations_follow_the_slots(seed) -> None:
-    probes = {p.name: p for p in instantiate(seed, {"n": 2}).probes}
+def test_probe_expectations_follow_the_slots(template) -> None:
+    probes = {p.name: p for p in instantiate(template, {"n": 2}).probes}
     assert probes["zero"].expect == 2 and probes["zero"].code == "result = add_n(0)"
     assert probes["pair"].code == "result = [add_n(10), 'two']"
     assert probes["pair"].expect == [12, "two"]
@@ -61,8 +61,8 @@ def test_probe_expectations_follow_the_slots(seed) -> None:
     assert probes["bad-type"].raises == "TypeError" and probes["bad-type"].priority == "should"
 
 
-def test_brief_hides_tests_reference_and_guidance(seed) -> None:
-    brief = instantiate(seed).brief()
+def test_brief_hides_tests_reference_and_guidance(template) -> None:
+    brief = instantiate(template).brief()
     assert {"probes", "reference", "guidance", "setup", "slots"}.isdisjoint(brief)
     assert brief["requirements"][0]["id"] == "FR-1"
 
@@ -72,14 +72,14 @@ def test_brief_hides_tests_reference_and_guidance(seed) -> None:
     [({"m": 1}, "has no slots ['m']"), ({"n": 7}, "not an allowed value"),
      ({"n": True}, "not an allowed value"), ({"n": 1, "word": "two"}, "is tied and must be 'one'")],
 )
-def test_bad_assignments_are_rejected(seed, assignment, message: str) -> None:
+def test_bad_assignments_are_rejected(template, assignment, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
-        instantiate(seed, assignment)
+        instantiate(template, assignment)
 
 
-def test_domain_must_fit_the_seed(seed) -> None:
+def test_domain_must_fit_the_template(template) -> None:
     with pytest.raises(ValueError, match="does not fit domain 'games'"):
-        instantiate(seed, domain="games")
+        instantiate(template, domain="games")
 
 
 def test_code_rendering_leaves_python_braces_alone() -> None:

@@ -1,4 +1,4 @@
-"""Every kind of seed-file mistake gives one line naming the file, the field and the reason."""
+"""Every kind of template-file mistake gives one line naming the file, the field and the reason."""
 
 from __future__ import annotations
 
@@ -7,19 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.generation import SeedError, check_seed_file, load_seed, load_seeds
+from pytest_req2rank.generation import (
+    TemplateError,
+    check_template_file,
+    load_template,
+    load_templates,
+)
 
 
-def test_valid_seed_loads(write_seed) -> None:
-    seed = load_seed(write_seed())
-    assert seed.id == "tiny"
-    assert [s.name for s in seed.slots] == ["func", "n", "word"]
-    assert seed.slot("word").tied_to == "n"
-    assert seed.probes[3].raises == "TypeError"
-    assert seed.requirements[0].priority == "must"
+def test_valid_template_loads(write_template) -> None:
+    template = load_template(write_template())
+    assert template.id == "tiny"
+    assert [s.name for s in template.slots] == ["func", "n", "word"]
+    assert template.slot("word").tied_to == "n"
+    assert template.probes[3].raises == "TypeError"
+    assert template.requirements[0].priority == "must"
 
 
-# (replace this, with that) in the valid seed → expected "field: reason" fragment
+# (replace this, with that) in the valid template → expected "field: reason" fragment
 MISTAKES = {
     "toml-syntax": ('id = "tiny"', 'id = "tiny'),
     "missing-field": ('title = "Add {n} to numbers"\n', ""),
@@ -78,17 +83,17 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("kind", sorted(MISTAKES))
-def test_each_mistake_is_one_clear_line(write_seed, seed_text: str, kind: str) -> None:
+def test_each_mistake_is_one_clear_line(write_template, template_text: str, kind: str) -> None:
     old, new = MISTAKES[kind]
-    assert old in seed_text, kind
-    text = seed_text.replace(old, new, 1)
+    assert old in template_text, kind
+    text = template_text.replace(old, new, 1)
     if kind == "too-few-probes":
-        text = seed_text[: seed_text.index(old)]
+        text = template_text[: template_text.index(old)]
     if kind == "key-after-table":
         text += '\nconstraints = ["Standard library only."]\n'
-    path = write_seed(text)
-    with pytest.raises(SeedError) as info:
-        load_seed(path)
+    path = write_template(text)
+    with pytest.raises(TemplateError) as info:
+        load_template(path)
     lines = info.value.errors
     matching = [line for line in lines if EXPECTED[kind] in line]
     assert matching, f"{kind}: {lines}"
@@ -96,23 +101,23 @@ def test_each_mistake_is_one_clear_line(write_seed, seed_text: str, kind: str) -
                for line in lines)
 
 
-def test_unsafe_expression_forms_are_rejected(write_seed, seed_text: str) -> None:
+def test_unsafe_expression_forms_are_rejected(write_template, template_text: str) -> None:
     for expr, reason in (("(lambda: 1)()", "Lambda"), ("[x for x in ().__class__]", "private"),
                          ("1 +", "not a Python expression")):
-        text = seed_text.replace('"[10 + n, word]"', repr(expr).replace("'", '"'), 1)
-        errors = check_seed_file(write_seed(text))
+        text = template_text.replace('"[10 + n, word]"', repr(expr).replace("'", '"'), 1)
+        errors = check_template_file(write_template(text))
         assert any(reason in e for e in errors), (expr, errors)
 
 
-def test_library_reports_every_bad_file(tmp_path: Path, seed_text: str) -> None:
-    (tmp_path / "tiny.toml").write_text(seed_text, encoding="utf-8")
-    (tmp_path / "bad.toml").write_text(seed_text.replace('id = "tiny"', 'id = "bad"')
+def test_library_reports_every_bad_file(tmp_path: Path, template_text: str) -> None:
+    (tmp_path / "tiny.toml").write_text(template_text, encoding="utf-8")
+    (tmp_path / "bad.toml").write_text(template_text.replace('id = "tiny"', 'id = "bad"')
                                        .replace('priority = "must"', 'priority = "urgent"'))
     (tmp_path / "worse.toml").write_text("id = ", encoding="utf-8")
-    with pytest.raises(SeedError) as info:
-        load_seeds(tmp_path)
+    with pytest.raises(TemplateError) as info:
+        load_templates(tmp_path)
     files = {re.sub(r":\d+:\d+$", "", line.split(": ", 1)[0]) for line in info.value.errors}
     assert files == {str(tmp_path / "bad.toml"), str(tmp_path / "worse.toml")}
     (tmp_path / "bad.toml").unlink()
     (tmp_path / "worse.toml").unlink()
-    assert [s.id for s in load_seeds(tmp_path)] == ["tiny"]
+    assert [s.id for s in load_templates(tmp_path)] == ["tiny"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Iterator
 
 import pytest
 
@@ -13,30 +13,25 @@ from pytest_req2rank.generation import (
     build_requirement,
     clash,
     compose,
-    default_seed_dir,
     instantiate,
-    load_seeds,
+    load_templates,
     plan_rounds,
     reference_failures,
     sandbox_grader,
     stack_constraints,
 )
 from pytest_req2rank.generation._mutations import JUDGE_ONLY_PREFIX
+from pytest_req2rank.sandbox import create_sandbox
 
-SEEDS = load_seeds(default_seed_dir())
-BY_ID = {seed.id: seed for seed in SEEDS}
-PLAN = plan_rounds(SEEDS, rounds=100, seed=11)
+TEMPLATES = load_templates()
+BY_ID = {template.id: template for template in TEMPLATES}
+PLAN = plan_rounds(TEMPLATES, rounds=100, seed=11)
 
 
 @pytest.fixture(scope="module")
-def grader() -> ProbeGrader:
-    try:
-        execution = importlib.import_module("pytest_req2rank.execution")
-    except ImportError as exc:
-        pytest.skip(f"pytest_req2rank.execution cannot be imported: {exc}")
-    if not hasattr(execution, "grade_probes"):
-        pytest.skip("pytest_req2rank.execution.grade_probes is not available")
-    return sandbox_grader("process")
+def grader() -> Iterator[ProbeGrader]:
+    with create_sandbox("process") as sandbox:
+        yield sandbox_grader(sandbox)
 
 
 def _first(kind: str, *, also: str | None = None) -> RequirementSpec:
@@ -59,7 +54,7 @@ def _cases() -> list[RequirementSpec]:
 @pytest.mark.parametrize("spec", _cases(), ids=lambda s: s.item_id)
 def test_the_reference_passes_the_mutated_requirements_probes(spec: RequirementSpec,
                                                               grader: ProbeGrader) -> None:
-    req = build_requirement(spec, SEEDS)
+    req = build_requirement(spec, TEMPLATES)
     assert reference_failures(req, grader) == []
 
 
@@ -73,8 +68,8 @@ def test_a_constraint_probe_fails_a_solution_that_breaks_the_constraint(grader: 
 
 
 def test_slot_filling_fills_text_reference_and_probes_alike() -> None:
-    spec = next(s for s in PLAN if s.seeds == ("rate-limiter",))
-    req = build_requirement(spec, SEEDS)
+    spec = next(s for s in PLAN if s.templates == ("rate-limiter",))
+    req = build_requirement(spec, TEMPLATES)
     burst = spec.slots[0]["burst"]
     assert f"default {burst}" in req.description
     assert f"capacity={burst}" in req.reference["limiter.py"]
@@ -84,14 +79,14 @@ def test_slot_filling_fills_text_reference_and_probes_alike() -> None:
 
 def test_composition_delivers_both_parts() -> None:
     spec = _first("composition")
-    a, b = (BY_ID[i] for i in spec.seeds)
-    req = build_requirement(spec, SEEDS)
-    parts = [instantiate(seed, slots, domain=spec.domain)
-             for seed, slots in zip((a, b), spec.slots, strict=True)]
+    a, b = (BY_ID[i] for i in spec.templates)
+    req = build_requirement(spec, TEMPLATES)
+    parts = [instantiate(template, slots, domain=spec.domain)
+             for template, slots in zip((a, b), spec.slots, strict=True)]
     assert req.reference == {**parts[0].reference, **parts[1].reference}
     assert len(req.reference) == len(parts[0].reference) + len(parts[1].reference)
     assert [p.name for p in req.probes] == [
-        *(f"{part.seed_id}:{p.name}" for part in parts for p in part.probes),
+        *(f"{part.template_id}:{p.name}" for part in parts for p in part.probes),
         *(f"constraint:{c}" for c in spec.constraints if not CATALOGUE[c].judge_only),
     ]
     assert [r.id for r in req.requirements] == [f"FR-{i}" for i in range(1, len(req.requirements) + 1)]
@@ -99,19 +94,19 @@ def test_composition_delivers_both_parts() -> None:
     assert req.metadata.complexity == spec.complexity
     assert {a.complexity, b.complexity} <= {"C1", "C2"}
     assert spec.complexity == ("C2" if a.complexity == b.complexity == "C1" else "C3")
-    assert req.seed_id == f"{a.id}+{b.id}"
+    assert req.template_id == f"{a.id}+{b.id}"
 
 
-def test_only_compatible_seeds_are_composed() -> None:
+def test_only_compatible_templates_are_composed() -> None:
     for spec in PLAN:
-        if len(spec.seeds) == 2:
-            assert clash(BY_ID[spec.seeds[0]], BY_ID[spec.seeds[1]]) is None, spec.item_id
+        if len(spec.templates) == 2:
+            assert clash(BY_ID[spec.templates[0]], BY_ID[spec.templates[1]]) is None, spec.item_id
 
 
-def test_clashing_seeds_are_refused_with_the_reason() -> None:
+def test_clashing_templates_are_refused_with_the_reason() -> None:
     limiter, words = BY_ID["rate-limiter"], BY_ID["word-frequency"]
-    assert clash(limiter, limiter) == "a seed cannot be composed with itself"
-    assert "only ['C1', 'C2'] seeds compose" in str(clash(limiter, BY_ID["inventory-orders-app"]))
+    assert clash(limiter, limiter) == "a template cannot be composed with itself"
+    assert "only ['C1', 'C2'] templates compose" in str(clash(limiter, BY_ID["inventory-orders-app"]))
     twin = words.model_copy(update={"id": "word-frequency-twin"})
     assert clash(words, twin) == "both deliver modules ['solution']"
     renamed = twin.model_copy(update={"reference": {"other.py": next(iter(words.reference.values()))},
@@ -144,7 +139,7 @@ def test_a_constraint_the_reference_breaks_is_never_stacked() -> None:
     with pytest.raises(ValueError, match="unknown constraints"):
         stack_constraints(base, ["no-bugs"])
     for spec in PLAN:
-        req = build_requirement(spec, SEEDS)
+        req = build_requirement(spec, TEMPLATES)
         for cid in spec.constraints:
             assert CATALOGUE[cid].violations(req.reference) == [], (spec.item_id, cid)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -14,20 +13,20 @@ from pytest_req2rank.generation import (
     CalibrationPolicy,
     Elaboration,
     ProbeGrader,
-    ProjectRequirement,
     StructureError,
     as_answer,
-    default_seed_dir,
     elaborate,
     instantiate,
-    load_seeds,
+    load_templates,
     read_answer,
     sandbox_grader,
 )
+from pytest_req2rank.models import ProjectRequirement
 from pytest_req2rank.providers import LiteLLMProvider, Provider
-from pytest_req2rank.testing import fake_calls, reset_fake_state, set_fake_script
+from pytest_req2rank.providers.fake import fake_calls, reset_fake_state, set_fake_script
+from pytest_req2rank.sandbox import create_sandbox
 
-BY_ID = {seed.id: seed for seed in load_seeds(default_seed_dir())}
+BY_ID = {template.id: template for template in load_templates()}
 BASE = instantiate(BY_ID["rate-limiter"], domain="finance", scenario="finance/risk-rules")
 POLICY = CalibrationPolicy(mutant_limit=8)
 FUNC = BY_ID["word-frequency"].slot("func").values[-1]
@@ -49,14 +48,9 @@ HUMANEVAL_LIKE = {
 
 
 @pytest.fixture(scope="module")
-def grader() -> ProbeGrader:
-    try:
-        execution = importlib.import_module("pytest_req2rank.execution")
-    except ImportError as exc:
-        pytest.skip(f"pytest_req2rank.execution cannot be imported: {exc}")
-    if not hasattr(execution, "grade_probes"):
-        pytest.skip("pytest_req2rank.execution.grade_probes is not available")
-    return sandbox_grader("process")
+def grader() -> Iterator[ProbeGrader]:
+    with create_sandbox("process") as sandbox:
+        yield sandbox_grader(sandbox)
 
 
 @pytest.fixture
@@ -127,7 +121,7 @@ def test_calibration_drops_a_test_the_reference_fails(generator: Provider, grade
     assert len(result.requirement.probes) == len(GOOD["hiddenTests"])
 
 
-def test_failed_regeneration_falls_back_to_the_seed_variant(generator: Provider,
+def test_failed_regeneration_falls_back_to_the_template_variant(generator: Provider,
                                                             grader: ProbeGrader) -> None:
     broken = copy.deepcopy(GOOD)
     path = next(iter(broken["referenceSolution"]))
@@ -139,7 +133,7 @@ def test_failed_regeneration_falls_back_to_the_seed_variant(generator: Provider,
     assert [a.outcome for a in result.provenance.attempts] == ["calibration", "calibration"]
     reason = result.provenance.fallback_reason or ""
     assert reason.startswith("no acceptable requirement in 2 attempts; last: the reference passes")
-    assert reason.endswith("using the offline seed variant")
+    assert reason.endswith("using the offline template variant")
     second_draft = fake_calls()[3]["messages"][-1]["content"]
     assert "An earlier attempt was rejected: the reference passes" in second_draft
 
@@ -234,6 +228,6 @@ def test_answers_map_onto_project_requirements() -> None:
     req, route = read_answer(json.dumps(answer), BASE)
     assert route == "json"
     assert isinstance(req, ProjectRequirement) and req.requirements[0].priority == "nice"
-    assert req.slots == BASE.slots and req.seed_id == BASE.seed_id
+    assert req.slots == BASE.slots and req.template_id == BASE.template_id
     with pytest.raises(StructureError, match="a JSON list, not an object"):
         read_answer("[1, 2]", BASE)

@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 
 from pytest_req2rank.judging import Judge, JudgeCase, LLMJudge
-from pytest_req2rank.models import ExecutionResult, JudgeVerdict, TestOutcome
+from pytest_req2rank.models import DIMENSIONS, ExecutionResult, JudgeVerdict, TestOutcome
 from pytest_req2rank.providers import LiteLLMProvider
-from pytest_req2rank.scoring import DIMENSIONS
-from pytest_req2rank.testing import reset_fake_state, set_fake_script
+from pytest_req2rank.providers.fake import reset_fake_state, set_fake_script
 
 CLEAN = '''"""Adding numbers."""
 

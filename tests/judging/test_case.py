@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_req2rank.generation import instantiate, load_seeds
+from pytest_req2rank.generation import instantiate, load_templates
 from pytest_req2rank.judging import JudgeCase, execution_ratio, guidance_text
 from pytest_req2rank.models import ExecutionResult, ItemResult, TestOutcome
 
 from .conftest import passing
 
-REQUIREMENT = instantiate(next(s for s in load_seeds() if s.id == "word-frequency"))
+REQUIREMENT = instantiate(next(s for s in load_templates() if s.id == "word-frequency"))
 
 
 def test_guidance_text_lists_every_section() -> None:

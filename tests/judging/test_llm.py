@@ -9,7 +9,7 @@ import pytest
 
 from pytest_req2rank.judging import JUDGE_PROMPT_VERSION, LLMJudge, judge_messages
 from pytest_req2rank.models import ExecutionResult, TestOutcome
-from pytest_req2rank.testing import fake_calls
+from pytest_req2rank.providers.fake import fake_calls
 
 from .conftest import make_case, passing
 

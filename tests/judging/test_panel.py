@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from pytest_req2rank.judging import (
-    STATIC_JUDGE,
     LLMJudge,
     PanelConfig,
     StaticJudge,
@@ -22,6 +21,7 @@ from pytest_req2rank.judging import (
     blend,
     judge_item,
 )
+from pytest_req2rank.models import STATIC_JUDGE
 from pytest_req2rank.scoring import score_panel
 
 from .conftest import StubJudge, flat, make_case, passing

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_req2rank.judging import STATIC_JUDGE, StaticJudge, _analysis
-from pytest_req2rank.models import JudgeVerdict
+from pytest_req2rank.judging import StaticJudge, _analysis
+from pytest_req2rank.models import STATIC_JUDGE, JudgeVerdict
 
 from .conftest import CLEAN, make_case, passing
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from _store_runs import count_rows, kill_after, run_ids
 
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
 from pytest_req2rank.scoring import EXIT_GATE_FAILED
-from pytest_req2rank.testing import read_fake_log, reset_fake_state, write_fake_script
 
 DATA = Path(__file__).parent.parent / "data"
 BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()

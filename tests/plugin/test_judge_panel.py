@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from _store_runs import count_rows, kill_after, run_ids
 
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
 from pytest_req2rank.report import load_results
-from pytest_req2rank.testing import read_fake_log, reset_fake_state, write_fake_script
 
 BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
 DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")
@@ -78,7 +78,7 @@ def test_three_judge_panel_end_to_end_then_resumed_without_asking_again(
         # judge a always 10 below judge b: every difference is between judges, none between items
         "krippendorff alpha: functionality -0.67 | quality -0.67 | logic -0.67 | security -0.67 | "
         "engineering -0.67",
-        "panel spread (seed design's per-item CI95, mean): 86.5-95.1",
+        "panel spread (mean of the items' CI95 over their judges): 86.5-95.1",
         "*judge *items  scored  invalid  failed   mean  latency",
         f"  fake/judge-a  *{ROUNDS}  *{ROUNDS}  *0  *0   80.0*",
         f"  fake/judge-b  *{ROUNDS}  *{ROUNDS}  *0  *0   90.0*",

@@ -33,9 +33,11 @@ def test_the_plugin_and_a_static_worker_load_no_heavy_module() -> None:
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
-def test_the_lazy_names_still_resolve() -> None:
+def test_grading_a_requirement_needs_no_generator() -> None:
+    """The requirement types live in models: execution sits below generation."""
     loaded = loaded_after("from pytest_req2rank.execution import run_requirement")
-    assert "pytest_req2rank.generation" in loaded
+    assert "pytest_req2rank.execution._requirement" in loaded
+    assert "pytest_req2rank.generation" not in loaded
 
 
 def test_pytest_does_not_rewrite_the_plugins_own_modules(

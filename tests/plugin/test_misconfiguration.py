@@ -12,7 +12,7 @@ import pytest
 from _usage import BENCHMARK, DATA, SERIAL, SUITE, make_bench, one_line, real_store
 
 from pytest_req2rank.jsonl import MAX_LINE_BYTES
-from pytest_req2rank.testing import reset_fake_state, write_fake_script
+from pytest_req2rank.providers.fake import reset_fake_state, write_fake_script
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_a_fake_model_without_a_usable_script_stops_at_start(
         reset_fake_state()
 
 
-# --- the baseline, the seed library, the suite, the samples --------------------------------
+# --- the baseline, the template library, the suite, the samples ----------------------------
 
 @pytest.mark.parametrize(("make", "expected"), [
     (None, "--r2r-baseline: */base.json: no such results file; pass the results.json of an "
@@ -101,28 +101,29 @@ def test_an_unreadable_baseline_stops_at_start(bench: pytest.Pytester, make, exp
     one_line(bench.runpytest(SUITE, "--r2r-baseline=base.json", *SERIAL), expected)
 
 
-SEED_SCHEMA_ERROR = 'id = "x"\ntitle = 1\n'
+TEMPLATE_SCHEMA_ERROR = 'id = "x"\ntitle = 1\n'
 
 
-@pytest.mark.parametrize(("files", "seeds", "expected"), [
+@pytest.mark.parametrize(("files", "templates", "expected"), [
     ({"a.toml": "id = [\n"}, "lib",
-     "--r2r-seeds: */lib/a.toml:2:1: <toml>: Invalid value; fix the seed file, or point "
-     "--r2r-seeds at another library"),
+     "--r2r-templates: */lib/a.toml:2:1: <toml>: Invalid value; fix the template file, or point "
+     "--r2r-templates at another library"),
     ({"a.toml": "x = 1\ny = ?\n", "b.toml": "z = [\n"}, "lib",
-     "--r2r-seeds: */lib/a.toml:2:5: <toml>: Invalid value (and 1 more problem in */lib); fix*"),
-    ({"x.toml": SEED_SCHEMA_ERROR}, "lib", "--r2r-seeds: */lib/x.toml: *; fix the seed file*"),
-    ({}, "lib", "--r2r-seeds: */lib: no seed files (*.toml) in the library; point --r2r-seeds at "
-                "a directory of seed files (*.toml)"),
-    ({}, "missing", "--r2r-seeds: */missing: no such seed library; point --r2r-seeds at*"),
-    ({}, "test_benchmark.py", "--r2r-seeds: */test_benchmark.py: not a directory; point*"),
+     "--r2r-templates: */lib/a.toml:2:5: <toml>: Invalid value (and 1 more problem in */lib); fix*"),
+    ({"x.toml": TEMPLATE_SCHEMA_ERROR}, "lib",
+     "--r2r-templates: */lib/x.toml: *; fix the template file*"),
+    ({}, "lib", "--r2r-templates: */lib: no template files (*.toml) in the library; point "
+                "--r2r-templates at a directory of template files (*.toml)"),
+    ({}, "missing", "--r2r-templates: */missing: no such template library; point*"),
+    ({}, "test_benchmark.py", "--r2r-templates: */test_benchmark.py: not a directory; point*"),
 ])
-def test_a_broken_seed_library_stops_at_start(
-    bench: pytest.Pytester, files: dict[str, str], seeds: str, expected: str
+def test_a_broken_template_library_stops_at_start(
+    bench: pytest.Pytester, files: dict[str, str], templates: str, expected: str
 ) -> None:
     library = bench.mkdir("lib")
     for name, text in files.items():
         (library / name).write_text(text)
-    one_line(bench.runpytest(f"--r2r-seeds={seeds}", "--r2r-rounds=1", *SERIAL), expected)
+    one_line(bench.runpytest(f"--r2r-templates={templates}", "--r2r-rounds=1", *SERIAL), expected)
 
 
 GOOD = (DATA / "status_suite.jsonl").read_text().splitlines()[0]

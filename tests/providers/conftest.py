@@ -14,7 +14,7 @@ import pytest
 
 from pytest_req2rank.models import Task
 from pytest_req2rank.providers import CompletionRequest, LiteLLMProvider, Message
-from pytest_req2rank.testing import LOG_ENV, reset_fake_state, write_fake_script
+from pytest_req2rank.providers.fake import LOG_ENV, reset_fake_state, write_fake_script
 
 # Installed first in every subprocess these tests start: the same rule as tests/conftest.py.
 NETWORK_GUARD = textwrap.dedent('''

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_req2rank.providers import CompletionRequest, LiteLLMProvider, ProviderError
 from pytest_req2rank.providers._env import import_litellm
-from pytest_req2rank.testing import (
+from pytest_req2rank.providers.fake import (
     LOG_ENV,
     SCRIPT_ENV,
     FakeScriptError,

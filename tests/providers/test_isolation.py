@@ -23,7 +23,7 @@ def test_offline_models_never_import_litellm(tmp_path: Path, run_python: RunPyth
         import json, sys
         from pytest_req2rank.models import Task
         from pytest_req2rank.providers import CompletionRequest, Message, load_offline, resolve_provider
-        import pytest_req2rank.testing
+        import pytest_req2rank.providers.fake
 
         task = Task(item_id="d/t1", dataset="d", task_id="t1", form="function", prompt="def f():\\n",
                     reference="def f():\\n    return 1\\n", entry_point="f", test="")

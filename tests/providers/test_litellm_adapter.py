@@ -15,7 +15,7 @@ from pytest_req2rank.providers import (
     ProviderConfigError,
     ProviderError,
 )
-from pytest_req2rank.testing import read_fake_log
+from pytest_req2rank.providers.fake import read_fake_log
 
 Install = Callable[[dict[str, Any]], Path]
 MakeProvider = Callable[..., LiteLLMProvider]

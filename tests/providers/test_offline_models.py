@@ -140,8 +140,8 @@ def test_check_covers_names_the_missing_tasks(tmp_path: Path) -> None:
          "unknown built-in model 'r2r/oracle'; built-ins are r2r/reference and r2r/samples:PATH"),
         ("r2r/samples:", "r2r/samples needs a path"),
         ("r2r/reference2", "unknown built-in model"),
-        ("", "model must be one word"),
-        ("gpt 4o", "model must be one word"),
+        ("", "must not be empty"),
+        ("gpt 4o", "must not contain whitespace"),
     ],
 )
 def test_bad_model_strings(model: str, message: str) -> None:

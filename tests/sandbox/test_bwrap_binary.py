@@ -111,7 +111,7 @@ def test_the_system_bwrap_when_the_wheels_cannot_build_a_sandbox(tmp_path: Path)
             "with ProcessSandbox() as box:\n"
             "    out = box.run(ExecRequest(files={'main.py': 'print(6 * 7)'},\n"
             "                              argv=(PYTHON, 'main.py')))\n"
-            "    print(json.dumps([box.isolation, box._runner.binary.origin, out.stdout]))\n")
+            "    print(json.dumps([box.isolation, box._executor.binary.origin, out.stdout]))\n")
     inner = ["/bin/sh", "-c", SYSTEM_FALLBACK, "sh", sys.executable, "-c", code]
     env = {**os.environ, "WHEEL_SITE": str(_wheel_layout(tmp_path / "site").parents[2])}
     env.pop(ENV_OVERRIDE, None)
@@ -126,6 +126,6 @@ def test_the_system_bwrap_when_the_wheels_cannot_build_a_sandbox(tmp_path: Path)
 def test_r2r_bwrap_is_the_only_candidate_when_set(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_OVERRIDE, wheel_bwrap())
     with ProcessSandbox(mode="bwrap") as box:
-        assert box._runner.binary.origin == ENV_OVERRIDE  # type: ignore[union-attr]
+        assert box._executor.binary.origin == ENV_OVERRIDE  # type: ignore[union-attr]
         out = box.run(ExecRequest(files={"main.py": "print(1)"}, argv=(PYTHON, "main.py")))
     assert out.stdout == "1\n"

@@ -79,7 +79,7 @@ def test_python_options_and_other_programs_are_executed(box: ProcessSandbox) -> 
 
 def test_a_dead_server_is_restarted(box: ProcessSandbox) -> None:
     assert run(box, "print(1)").stdout == "1\n"
-    [server] = box._runner.servers  # type: ignore[union-attr]
+    [server] = box._executor.servers  # type: ignore[union-attr]
     starts, pid = server.starts, server.pid
     assert pid is not None
     os.killpg(pid, signal.SIGKILL)
@@ -132,25 +132,25 @@ def test_a_setup_failure_in_the_server_is_a_sandbox_error(
 
 def test_a_server_that_cannot_start_is_a_sandbox_error(monkeypatch: pytest.MonkeyPatch) -> None:
     with forkserver() as broken:
-        broken._runner.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
+        broken._executor.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
         outcome = run(broken, "print(1)")
     assert outcome.error is not None and "did not start" in outcome.error
 
 
 def test_a_busy_server_is_never_shared() -> None:
     with forkserver(servers=2) as sandbox:
-        runner = sandbox._runner
+        executor = sandbox._executor
         first = run(sandbox, "import os\nprint(os.getuid())")
-        held = runner._acquire()  # as a concurrent run would hold it
+        held = executor._acquire()  # as a concurrent run would hold it
         second = run(sandbox, "import os\nprint(os.getuid())")
-        runner._release(held)
-        assert len(runner.servers) == 2 and first.ok and second.ok
+        executor._release(held)
+        assert len(executor.servers) == 2 and first.ok and second.ok
         if os.geteuid() == 0:
             assert first.stdout != second.stdout  # each server drops to a uid of its own
         with ThreadPoolExecutor(4) as pool:
             outcomes = list(pool.map(lambda n: run(sandbox, f"print({n})"), range(12)))
         assert [o.stdout for o in outcomes] == [f"{n}\n" for n in range(12)]
-        assert len(runner.servers) == 2
+        assert len(executor.servers) == 2
 
 
 def test_helper_modules_are_imported_once_and_cannot_replace_the_servers(
@@ -170,7 +170,7 @@ def test_a_server_started_from_a_short_lived_thread_outlives_it() -> None:
         worker = threading.Thread(target=lambda: run(sandbox, "print(1)"))
         worker.start()
         worker.join()
-        [server] = sandbox._runner.servers  # type: ignore[union-attr]
+        [server] = sandbox._executor.servers  # type: ignore[union-attr]
         assert server._proc is not None
         with pytest.raises(subprocess.TimeoutExpired):  # bwrap's --die-with-parent did not fire
             server._proc.wait(timeout=0.5)
@@ -179,14 +179,14 @@ def test_a_server_started_from_a_short_lived_thread_outlives_it() -> None:
 
 def test_prestart_leaves_one_warm_server_for_the_first_run() -> None:
     with forkserver(servers=2) as sandbox:
-        runner = sandbox._runner
+        executor = sandbox._executor
         sandbox.prestart()
         deadline = time.monotonic() + 30
-        while not (runner.servers and runner.servers[0].pid and runner._idle):  # type: ignore[union-attr]
+        while not (executor.servers and executor.servers[0].pid and executor._idle):  # type: ignore[union-attr]
             assert time.monotonic() < deadline, "the prestarted server never came up"
             time.sleep(0.01)
         assert run(sandbox, "print(1)").stdout == "1\n"
-        assert [s.starts for s in runner.servers] == [1]  # type: ignore[union-attr]
+        assert [s.starts for s in executor.servers] == [1]  # type: ignore[union-attr]
 
 
 def test_an_execution_sees_only_the_server_and_itself(box: ProcessSandbox) -> None:
@@ -205,12 +205,12 @@ def test_a_run_during_prestart_waits_for_that_server() -> None:
         sandbox.prestart()
         sandbox.prestart()  # a second call while one starts changes nothing
         assert run(sandbox, "print(1)").stdout == "1\n"
-        assert [s.starts for s in sandbox._runner.servers] == [1]  # type: ignore[union-attr]
+        assert [s.starts for s in sandbox._executor.servers] == [1]  # type: ignore[union-attr]
 
 
 def test_prestart_of_a_server_that_cannot_start_leaves_the_error_to_the_run() -> None:
     with forkserver(servers=1) as broken:
-        broken._runner.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
+        broken._executor.interpreter = "/usr/bin/false"  # type: ignore[union-attr]
         broken.prestart()
         outcome = run(broken, "print(1)")
     assert outcome.error is not None and "did not start" in outcome.error

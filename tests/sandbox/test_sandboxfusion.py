@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 
+from pytest_req2rank.models import SandboxSpec
 from pytest_req2rank.sandbox import (
     PYTHON,
     ExecRequest,
     SandboxUnavailable,
-    backend_from_env,
-    check_backend,
     create_sandbox,
 )
 
@@ -138,14 +137,11 @@ def test_url_from_environment_and_clean_errors(service: Service,
     assert "\n" not in str(caught.value)
 
 
-def test_backend_names_and_environment() -> None:
-    assert backend_from_env({}) is None
-    assert backend_from_env({"R2R_SANDBOX_ENABLED": "true"}) == "docker"
-    assert backend_from_env({"R2R_SANDBOX_ENABLED": "false"}) is None
-    assert backend_from_env({"R2R_SANDBOX": "process", "R2R_SANDBOX_ENABLED": "true"}) == "process"
-    assert check_backend(" sandboxfusion:http://h:8080 ") == "sandboxfusion:http://h:8080"
-    assert check_backend("process:bwrap") == "process:bwrap"
-    with pytest.raises(ValueError, match="allowed: docker, process, sandboxfusion"):
-        check_backend("firecracker")
+def test_backend_names() -> None:
+    assert str(SandboxSpec.parse(" sandboxfusion:http://h:8080 ")) == "sandboxfusion:http://h:8080"
+    assert SandboxSpec.parse("sandboxfusion:http://h:8080").option == "http://h:8080"
+    assert SandboxSpec.parse("process:bwrap").process_mode == "bwrap"
+    with pytest.raises(ValueError, match="allowed: process, docker, sandboxfusion"):
+        SandboxSpec.parse("firecracker")
     with pytest.raises(ValueError, match="unknown process mode 'jail'"):
-        check_backend("process:jail")
+        SandboxSpec.parse("process:jail")

@@ -34,7 +34,7 @@ def main() -> None:
             ordered = sorted(ATTACKS, key=lambda a: a.name == "fork_bomb")
             results = {a.name: result(box.run(request(a, ctx)), ctx)
                        for a in ordered if box.mode in a.modes}
-            binary = getattr(box._runner, "binary", None)
+            binary = getattr(box._executor, "binary", None)
             report[mode] = {"mode": box.mode, "isolation": box.isolation,
                             "level": box.isolation_level, "results": results,
                             "origin": binary.origin if binary is not None else None}

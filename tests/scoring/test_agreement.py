@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pytest_req2rank.scoring import DIMENSIONS, dimension_alphas, krippendorff_alpha_interval
+from pytest_req2rank.models import DIMENSIONS
+from pytest_req2rank.scoring import dimension_alphas, krippendorff_alpha_interval
 
 # Krippendorff, "Computing Krippendorff's Alpha-Reliability" (2011), section C:
 # 4 observers, 12 units, missing data. Published: interval alpha = 0.849.

@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from pytest_req2rank.scoring import DIMENSIONS, PanelScore, agreement_band, score_panel
+from pytest_req2rank.models import DIMENSIONS
+from pytest_req2rank.scoring import PanelScore, agreement_band, score_panel
 
 F, Q, L, S, E = DIMENSIONS
 

@@ -1,4 +1,4 @@
-"""Phase-0 metrics (seed spec 004) against hand-computed cases, including its edge cases."""
+"""Phase-0 metrics (ARCHITECTURE.md, Metrics) against hand-computed cases, including its edge cases."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pytest_req2rank import scoring
+from pytest_req2rank import models, scoring
 from pytest_req2rank.scoring import ProblemOutcome, phase0_metrics, phase0_warnings
 from pytest_req2rank.scoring._metrics import _percentile
 
@@ -40,16 +40,16 @@ def test_exec_success_counts_success_and_wrong_answer_only() -> None:
         (["timeout", "runtime_error", "wrong_answer"], "runtime_error"),
         (["runtime_error", "syntax_error"], "syntax_error"),
         (["compile_error"], "syntax_error"),
-        (["success", "api_error"], "runtime_error"),  # spec 3.2: unknown -> runtime
+        (["success", "api_error"], "runtime_error"),  # Metrics 3.2: unknown -> runtime
     ],
 )
 def test_final_status_priority(tests: list[str], expected: str) -> None:
-    assert scoring.final_status(tests) == expected
+    assert models.final_status(tests) == expected
 
 
 def test_final_status_of_no_tests_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one test status"):
-        scoring.final_status([])
+        models.final_status([])
 
 
 def test_error_distribution_sums_to_one_and_is_empty_without_problems() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_req2rank.scoring import DEFAULT_WEIGHTS, parse_weights
+from pytest_req2rank.models import DEFAULT_WEIGHTS, parse_weights
 
 
 def test_percentages_become_fractions() -> None:

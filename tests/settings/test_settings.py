@@ -10,7 +10,6 @@ import pytest
 from pytest_req2rank.plugin._config import worker_settings
 from pytest_req2rank.settings import (
     OPTIONS,
-    OptionSpec,
     PathBases,
     Settings,
     SettingsError,
@@ -22,23 +21,22 @@ def resolve(
     cli: Mapping[str, str] | None = None,
     env: Mapping[str, str] | None = None,
     ini: Mapping[str, str] | None = None,
+    deprecated: list[str] | None = None,
 ) -> Settings:
+    """Settings from values keyed by setting name; deprecation notes go to ``deprecated``
+    (a test that gives a former name passes a list)."""
     cli, ini = cli or {}, ini or {}
-
-    def from_cli(spec: OptionSpec) -> str | None:
-        return cli.get(spec.field)
-
-    def from_ini(spec: OptionSpec) -> str | None:
-        return ini.get(spec.field)
-
-    return resolve_settings(from_cli, env or {}, from_ini)
+    notes = deprecated if deprecated is not None else []
+    settings = resolve_settings(cli.get, env or {}, ini.get, deprecated=notes.append)
+    assert deprecated is not None or not notes, notes
+    return settings
 
 
 def test_defaults() -> None:
     settings = resolve()
-    assert settings.model == "r2r/reference"
+    assert str(settings.model) == "r2r/reference"
     assert settings.model_is_default
-    assert settings.suite == "dynamic"
+    assert str(settings.suite) == "dynamic"
     assert settings.rounds == 10
     assert settings.seed is None
     assert settings.sandbox_timeout_s == 5.0
@@ -52,7 +50,7 @@ def test_precedence_cli_over_env_over_ini() -> None:
 
 def test_explicit_model_is_not_default() -> None:
     settings = resolve(env={"R2R_MODEL": "gpt-4o"})
-    assert settings.model == "gpt-4o"
+    assert str(settings.model) == "gpt-4o"
     assert not settings.model_is_default
 
 
@@ -61,6 +59,58 @@ def test_spellings_derive_from_field() -> None:
     assert (spec.cli, spec.ini, spec.env) == (
         "--r2r-sandbox-timeout-ms", "r2r_sandbox_timeout_ms", "R2R_SANDBOX_TIMEOUT_MS",
     )
+
+
+def test_no_spelling_belongs_to_two_settings() -> None:
+    names = [name for spec in OPTIONS for name in spec.names]
+    assert len(names) == len(set(names))
+    fields = {spec.field for spec in OPTIONS}
+    assert fields <= set(Settings.model_fields) | {"json"}
+    assert not fields & {name for spec in OPTIONS for name in spec.former}
+
+
+# --- former names: the template library was the "seeds" option -----------------------------
+
+@pytest.mark.parametrize(("source", "note"), [
+    ("cli", "--r2r-seeds is deprecated; use --r2r-templates"),
+    ("env", "environment variable R2R_SEEDS is deprecated; use R2R_TEMPLATES"),
+    ("ini", "ini option r2r_seeds is deprecated; use r2r_templates"),
+])
+def test_a_former_name_still_sets_the_setting_and_says_what_to_use(source: str,
+                                                                     note: str) -> None:
+    notes: list[str] = []
+    settings = resolve(cli={"seeds": "/lib"} if source == "cli" else None,
+                       env={"R2R_SEEDS": "/lib"} if source == "env" else None,
+                       ini={"seeds": "/lib"} if source == "ini" else None, deprecated=notes)
+    assert settings.templates == Path("/lib") and "templates" in settings.explicit
+    assert notes == [note]
+
+
+def test_the_current_name_wins_and_every_former_spelling_given_is_reported() -> None:
+    notes: list[str] = []
+    settings = resolve(cli={"templates": "/new", "seeds": "/old"}, env={"R2R_SEEDS": "/env"},
+                       deprecated=notes)
+    assert settings.templates == Path("/new")
+    assert notes == ["--r2r-seeds is deprecated; use --r2r-templates",
+                     "environment variable R2R_SEEDS is deprecated; use R2R_TEMPLATES"]
+    notes.clear()
+    assert resolve(env={"R2R_SEEDS": "/env"}, ini={"templates": "/ini"},
+                   deprecated=notes).templates == Path("/env")  # CLI > env > ini, any spelling
+    assert notes == ["environment variable R2R_SEEDS is deprecated; use R2R_TEMPLATES"]
+
+
+def test_an_empty_former_spelling_names_itself() -> None:
+    with pytest.raises(SettingsError) as info:
+        resolve(env={"R2R_SEEDS": ""}, deprecated=[])
+    assert str(info.value) == (
+        "--r2r-templates (from environment variable R2R_SEEDS): the variable is set but empty; "
+        "give a value, or unset R2R_SEEDS for the default (the library shipped in the package)")
+
+
+def test_without_a_listener_a_former_name_is_a_deprecation_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="^--r2r-seeds is deprecated; use --r2r-templates$"):
+        settings = resolve_settings({"seeds": "/lib"}.get, {}, {}.get)
+    assert settings.templates == Path("/lib")
 
 
 @pytest.mark.parametrize(
@@ -101,9 +151,9 @@ def test_settings_are_frozen() -> None:
 
 def test_seed_design_sandbox_enabled_means_docker() -> None:
     settings = resolve(env={"R2R_SANDBOX_ENABLED": "true"})
-    assert settings.sandbox == "docker"
-    assert resolve(env={"R2R_SANDBOX_ENABLED": "true"}, cli={"sandbox": "process"}).sandbox == "process"
-    assert resolve(cli={"sandbox": "process:unshare"}).sandbox == "process:unshare"
+    assert str(settings.sandbox) == "docker"
+    assert resolve(env={"R2R_SANDBOX_ENABLED": "true"}, cli={"sandbox": "process"}).sandbox.text == "process"
+    assert resolve(cli={"sandbox": "process:unshare"}).sandbox.process_mode == "unshare"
 
 
 def test_the_panel_defaults_by_suite_and_can_be_named_or_switched_off() -> None:
@@ -162,8 +212,7 @@ def resolve_from(tmp_path: Path, cli: Mapping[str, str] | None = None,
                  ini: Mapping[str, str] | None = None) -> Settings:
     cli, ini = cli or {}, ini or {}
     bases = PathBases(given=tmp_path / "cwd", ini=tmp_path / "inidir", default=tmp_path / "root")
-    return resolve_settings(lambda spec: cli.get(spec.field), env or {},
-                            lambda spec: ini.get(spec.field), bases)
+    return resolve_settings(cli.get, env or {}, ini.get, bases)
 
 
 def test_relative_paths_start_where_they_were_given(tmp_path: Path) -> None:
@@ -172,17 +221,17 @@ def test_relative_paths_start_where_they_were_given(tmp_path: Path) -> None:
     given = resolve_from(tmp_path, cli={"json": "out/r.json", "suite": "jsonl:s.jsonl",
                                         "model": "r2r/samples:../samples.jsonl"},
                          env={"R2R_DB": "x.db", "R2R_BASELINE": "./b.json"},
-                         ini={"seeds": "lib", "dir": "outputs", "db": "ignored.db"})
+                         ini={"templates": "lib", "dir": "outputs", "db": "ignored.db"})
     cwd, inidir = tmp_path / "cwd", tmp_path / "inidir"
     assert given.json_path == cwd / "out" / "r.json"
-    assert given.suite == f"jsonl:{cwd / 's.jsonl'}"
-    assert given.model == f"r2r/samples:{tmp_path / 'samples.jsonl'}"
+    assert str(given.suite) == f"jsonl:{cwd / 's.jsonl'}"
+    assert str(given.model) == f"r2r/samples:{tmp_path / 'samples.jsonl'}"
     assert (given.db, given.baseline) == (cwd / "x.db", cwd / "b.json")
-    assert (given.seeds, given.dir) == (inidir / "lib", inidir / "outputs")
-    assert given.dataset_hint == "s"
+    assert (given.templates, given.dir) == (inidir / "lib", inidir / "outputs")
+    assert given.suite.dataset == "s"
     defaults = resolve_from(tmp_path)
     assert defaults.dir == tmp_path / "root" / ".req2rank"
-    assert (defaults.db, defaults.json_path, defaults.seeds) == (None, None, None)
+    assert (defaults.db, defaults.json_path, defaults.templates) == (None, None, None)
     assert "dir" not in defaults.explicit
 
 
@@ -192,7 +241,7 @@ def test_absolute_home_and_pathless_values_are_kept(tmp_path: Path,
     settings = resolve_from(tmp_path, cli={"db": "/abs/x.db", "json": "~/r.json",
                                            "suite": "humaneval", "model": "gpt-4o"})
     assert (settings.db, settings.json_path) == (Path("/abs/x.db"), tmp_path / "home" / "r.json")
-    assert (settings.suite, settings.model) == ("humaneval", "gpt-4o")
+    assert (str(settings.suite), str(settings.model)) == ("humaneval", "gpt-4o")
     with pytest.raises(SettingsError, match="^--r2r-suite: jsonl needs a path"):
         resolve_from(tmp_path, cli={"suite": "jsonl:"})
 

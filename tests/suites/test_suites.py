@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.suites import SuiteError, load_jsonl, load_suite, suite_key
+from pytest_req2rank.models import SuiteSpec
+from pytest_req2rank.suites import SuiteError, load_jsonl, load_suite
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -103,6 +104,9 @@ def test_missing_and_empty_files(tmp_path: Path) -> None:
 
 def test_a_suite_is_the_same_wherever_its_file_lies() -> None:
     """A baseline made in another checkout names the same JSONL suite by another path."""
-    assert suite_key("jsonl:/home/me/proj/ci/suite.jsonl") == suite_key("jsonl:/runner/ci/suite.jsonl")
-    assert suite_key("jsonl:/a/suite.jsonl") != suite_key("jsonl:/a/other.jsonl")
-    assert suite_key("humaneval") == "humaneval" != suite_key("dynamic")
+    def key(text: str) -> str:
+        return SuiteSpec.parse(text).key
+
+    assert key("jsonl:/home/me/proj/ci/suite.jsonl") == key("jsonl:/runner/ci/suite.jsonl")
+    assert key("jsonl:/a/suite.jsonl") != key("jsonl:/a/other.jsonl")
+    assert key("humaneval") == "humaneval" != key("dynamic")

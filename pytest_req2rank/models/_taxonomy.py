@@ -62,7 +62,7 @@ DOMAINS: dict[str, tuple[str, ...]] = {
     "general-utilities": ("file-conversion", "caching", "task-scheduling",
                           "markdown-rendering"),
 }
-"""Domain id → its scenario ids. A scenario is named ``domain/scenario`` in seeds."""
+"""Domain id → its scenario ids. A scenario is named ``domain/scenario`` in templates."""
 
 
 def scenario_ids() -> tuple[str, ...]:

@@ -1,13 +1,13 @@
-"""Starts the in-sandbox runner: run as ``_r2r_runner.py``, or imported as ``_r2r_boot``.
+"""Starts the grading harness: run as ``_r2r_start.py``, or imported as ``_r2r_boot``.
 
 First it makes sure of a deterministic environment whatever the backend set: a
 hash seed can only be fixed at start, so without one it re-executes itself once.
-stdin: the nonce, the spec, the host's bytecode magic, and the runner's modules
+stdin: the nonce, the spec, the host's bytecode magic, and the harness's modules
 compiled on the host (marshal, base64). Loading them costs ~0.1 ms where
 compiling their source costs ~5 ms; an interpreter with another bytecode magic
 compiles the source files shipped next to this one instead. A sandbox with a warm
-interpreter has imported this module and the runner's ahead of the run: then the
-two last lines are empty and ``_r2r_runner.py`` only calls :func:`start`.
+interpreter has imported this module and the harness's ahead of the run: then the
+two last lines are empty and ``_r2r_start.py`` only calls :func:`start`.
 """
 
 import _frozen_importlib_external
@@ -37,8 +37,8 @@ def start() -> None:
         module = type(sys)(name)
         module.__file__ = f"{name}.py"
         sys.modules[name] = module
-        exec(code, module.__dict__)  # noqa: S102 - the host's own runner code
-    __import__("_r2r_main").main(nonce.decode().strip(), spec)
+        exec(code, module.__dict__)  # noqa: S102 - the host's own harness code
+    __import__("_r2r_harness").main(nonce.decode().strip(), spec)
 
 
 if __name__ == "__main__":

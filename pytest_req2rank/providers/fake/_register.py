@@ -6,7 +6,7 @@ import sys
 import threading
 from typing import Any
 
-from ..providers._env import import_litellm
+from .._env import import_litellm
 from ._prices import restore_prices
 from ._script import FAKE_PROVIDER as PROVIDER
 from ._state import STATE
@@ -22,7 +22,7 @@ def register_fake_provider() -> None:
     """Serve ``fake/<name>`` models in this process (idempotent; the adapter calls it itself)."""
     global _handler
     litellm: Any = import_litellm()
-    from ._handler import FakeLLM
+    from ._handler import FakeLLM  # subclasses litellm's CustomLLM: only after litellm loads
 
     with _lock:
         if _handler is None:

@@ -57,29 +57,13 @@ and call :func:`reset_fake_state` in a fixture's teardown. Only
 from __future__ import annotations
 
 from ._register import register_fake_provider, reset_fake_state
-from ._script import (
-    LOG_ENV,
-    SCRIPT_ENV,
-    FakeScript,
-    FakeScriptError,
-    Price,
-    Rule,
-    ScriptedUsage,
-    Step,
-    parse_script,
-    write_fake_script,
-)
+from ._script import LOG_ENV, SCRIPT_ENV, FakeScriptError, parse_script, write_fake_script
 from ._state import check_scripted, fake_calls, read_fake_log, set_fake_script
 
 __all__ = [
     "LOG_ENV",
     "SCRIPT_ENV",
-    "FakeScript",
     "FakeScriptError",
-    "Price",
-    "Rule",
-    "ScriptedUsage",
-    "Step",
     "check_scripted",
     "fake_calls",
     "parse_script",

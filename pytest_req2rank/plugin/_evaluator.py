@@ -1,4 +1,4 @@
-"""The per-process side of a run: tasks of the plan, the provider and the sandbox, lazily built."""
+"""The per-process side of a run: evaluates the plan's items with the provider, sandbox and judges."""
 
 from __future__ import annotations
 
@@ -8,21 +8,23 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..models import ItemResult, Task, Usage
+from ..execution import RunOptions, run_requirement, run_task
+from ..models import ItemResult, ModelSpec, Task, Usage
 from ..plan import RunPlan
 from ..providers import CachedProvider, Provider, resolve_provider
 from ..sandbox import Sandbox, create_sandbox
 from ..settings import Settings
 
 if TYPE_CHECKING:
-    from ..execution import RunOptions
-    from ..generation import ProjectRequirement, Seed
+    from ..generation import Template
     from ..judging import Judge, PanelConfig
+    from ..models import ProjectRequirement
     from ..store import Store
 
 
-class Runner:
-    """Runs items on one process (an xdist worker, or the only process without xdist).
+class Evaluator:
+    """Evaluates items on one process (an xdist worker, or the only process without xdist):
+    the tasks of the plan, the provider, the sandbox and the judges, each built lazily.
 
     Every model answer is written to the store's response cache as it arrives,
     keyed by run id; a resumed run (same run id) is answered from the cache and
@@ -50,11 +52,11 @@ class Runner:
 
     @cached_property
     def store(self) -> Store:
-        from ..store import Store
+        from ..store import Store  # sqlite-utils: a run without a cache or resume never needs it
 
         return Store(self.store_path)
 
-    def _cached_provider(self, model: str, api_base: str | None) -> Provider:
+    def _cached_provider(self, model: ModelSpec | str, api_base: str | None) -> Provider:
         """``model`` answering through the run's response cache (offline models need none)."""
         provider = resolve_provider(model, api_base=api_base, concurrency=self.settings.concurrency)
         if provider.offline:
@@ -71,8 +73,7 @@ class Runner:
 
     @cached_property
     def options(self) -> RunOptions:
-        from ..execution import RunOptions
-
+    
         return RunOptions(
             max_tokens=self.settings.max_tokens,
             temperature=self.settings.temperature,
@@ -83,10 +84,10 @@ class Runner:
         )
 
     @cached_property
-    def seeds(self) -> dict[str, Seed]:
-        from ..generation import load_seeds
+    def templates(self) -> dict[str, Template]:
+        from ..generation import load_templates  # ~0.5 s of imports a static suite never needs
 
-        return {seed.id: seed for seed in load_seeds(self.settings.seeds)}
+        return {template.id: template for template in load_templates(self.settings.templates)}
 
     @cached_property
     def generator(self) -> Provider | None:
@@ -99,7 +100,7 @@ class Runner:
         """The panel; LLM judges answer through the run's response cache, like the target."""
         if not self.settings.panel():
             return []
-        from ..judging import build_judges
+        from ..judging import build_judges  # ~0.2 s (analysers, numpy) a run without judges skips
 
         return build_judges(
             self.settings.panel(), provider=self._judge_provider, seed=self.plan.seed,
@@ -108,7 +109,7 @@ class Runner:
 
     @cached_property
     def panel_config(self) -> PanelConfig:
-        from ..judging import PanelConfig
+        from ..judging import PanelConfig  # as build_judges
 
         return PanelConfig(
             weights=self.settings.weights,
@@ -126,15 +127,12 @@ class Runner:
                 return finished
         if task.form == "requirement":
             return self._evaluate_requirement(task)
-        from ..execution import run_task  # here: an xdist controller never grades
-
         return self._judged(run_task(task, self.provider, self.sandbox, self.options))
 
     def _evaluate_requirement(self, task: Task) -> ItemResult:
         """Rebuild the planned requirement, elaborate it with the generator when one is set
         (its answers are cached, so a resumed run never asks twice), then benchmark it."""
-        from ..execution import run_requirement
-        from ..generation import (
+        from ..generation import (  # ~0.5 s of imports a static suite never needs
             InfrastructureError,
             RequirementSpec,
             build_requirement,
@@ -143,15 +141,15 @@ class Runner:
         )
 
         spec = RequirementSpec.model_validate(task.spec)
-        requirement = build_requirement(spec, self.seeds)
+        requirement = build_requirement(spec, self.templates)
         provenance = None
         generator_usage = Usage()
         if self.generator is not None:
             try:
                 elaboration = elaborate(requirement, self.generator,
-                                        sandbox_grader(self.settings.sandbox))
+                                        sandbox_grader(self.sandbox))
             except InfrastructureError as exc:
-                return lost_requirement(task, self.settings.model, f"calibration failed: {exc}")
+                return lost_requirement(task, self.settings.model.text, f"calibration failed: {exc}")
             requirement = elaboration.requirement
             provenance = elaboration.provenance.model_dump(mode="json")
             generator_usage = elaboration.usage
@@ -167,7 +165,7 @@ class Runner:
         """``result`` with the panel's verdicts (unchanged when the run has no panel)."""
         if not self.judges:
             return result
-        from ..judging import judge_result
+        from ..judging import judge_result  # as build_judges
 
         return judge_result(result, self.judges, self.panel_config, requirement)
 

@@ -17,6 +17,8 @@ DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType(
         "engineering": 0.10,
     }
 )
+DEFAULT_EXECUTION_WEIGHT = 0.7
+"""The execution evidence's share of an item's score when a panel judges it (the judges' 0.3)."""
 SCORE_MIN = 0.0
 SCORE_MAX = 100.0
 WEIGHT_SUM_TOLERANCE = 1e-6

@@ -1,20 +1,20 @@
-"""The in-sandbox test runner (``_r2r_main``, started by ``_runner_boot.py``). It never
-imports the plugin, and it imports only modules built into the interpreter (json,
-typing and signal would each cost milliseconds per execution).
+"""The grading harness, in the sandbox (``_r2r_harness``, started by :mod:`.boot`).
 
-Protocol. stdin: a nonce line, then the spec (marshal, base64) on one line. The runner keeps the original
-stdout as its private results channel and points fd 1 at stderr before any code
-under test runs, so nothing the code prints can look like a record. One JSON
-record per test, each carrying the nonce; then ``os._exit(0)``, so atexit hooks of
-the code never run. Every test runs under a per-test budget (SIGALRM) capped by
-the execution's overall budget, so one looping test does not sink the others.
+Standard library only: modules built into the interpreter, and ``json`` (a fork-server
+imports it before any execution; a fresh interpreter pays ~1.5 ms for it).
 
-Modes. ``check``: import the solution module, run the HumanEval ``check`` body
-step by step (setup statements, then each top-level assert as one test) with
-``candidate`` wrapped so that a value of a non-builtin type (an object claiming
-to equal anything) fails the test. ``probes``: run each probe's code after the
-setup and return its ``result`` as plain JSON data; verdicts are made on the host.
-``record``, ``calls``, ``checker``: record-and-replay grading, in ``_r2r_replay.py``.
+Protocol. stdin: a nonce line, then the spec (marshal, base64) on one line. The harness
+keeps the original stdout as its private results channel and points fd 1 at stderr before
+any code under test runs, so nothing the code prints can look like a record. It writes
+one JSON record per test, each carrying the nonce, then ends with ``os._exit(0)`` (no
+atexit hook of the code runs). Every test runs under a per-test budget (SIGALRM) capped by
+the execution's overall budget, so one looping test does not sink the others. A test
+without a record is the process's fault on the host, never a pass.
+
+Modes. ``probes``: run each probe's code after the setup and report its ``result`` as
+plain data (exact builtin types only); the host compares it with the expected value,
+which never enters the sandbox. ``record``, ``calls``, ``checker``: the steps of
+record-and-replay grading of ``check(candidate)``, in :mod:`.replay`.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from __future__ import annotations
 import _signal
 import binascii
 import builtins
+import json
 import marshal
-import math
 import os
 import sys
 import time
@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 MAX_DEPTH = 100
 CHECK_TYPES = frozenset({type(None), bool, int, float, complex, str, bytes, list, tuple, dict,
                          set, frozenset})
+"""What a candidate of ``check(candidate)`` may return (see :func:`tagged`)."""
 PROBE_TYPES = frozenset({type(None), bool, int, float, str, list, tuple, dict})
-
+"""What a probe's ``result`` may be (see :func:`plain`)."""
 
 PRISTINE = dict(builtins.__dict__)
 """The builtins as the interpreter made them, taken when this module is imported: before any
@@ -64,28 +65,27 @@ def type_name(value: object) -> str:
     return name if module == "builtins" else f"{module}.{name}"
 
 
-def plain(value: Any, allowed: frozenset[type], depth: int = 0) -> Any:
-    """A JSON-ready copy of ``value`` made of exact builtin types only; raises NonPlain."""
+def plain(value: Any, depth: int = 0) -> Any:
+    """The firewall for probes: a JSON-ready copy of ``value`` made of exact builtin types
+    (:data:`PROBE_TYPES`, dicts with str keys) only; raises NonPlain."""
     kind = type(value)
-    if kind not in allowed:
+    if kind not in PROBE_TYPES:
         raise NonPlain(type_name(value))
     if depth > MAX_DEPTH:
         raise NonPlain(f"{type_name(value)} nested deeper than {MAX_DEPTH}")
-    if kind in (list, tuple, set, frozenset):
-        return [plain(item, allowed, depth + 1) for item in value]
+    if kind is list or kind is tuple:
+        return [plain(item, depth + 1) for item in value]
     if kind is dict:
-        if allowed is PROBE_TYPES and any(type(key) is not str for key in value):
+        if any(type(key) is not str for key in value):
             raise NonPlain("dict with non-str keys")
-        return {plain(k, allowed, depth + 1) if allowed is PROBE_TYPES else repr(k):
-                plain(v, allowed, depth + 1) for k, v in value.items()}
-    if kind is complex or kind is bytes:
-        return repr(value)
+        return {key: plain(item, depth + 1) for key, item in value.items()}
     return value
 
 
 def tagged(value: Any, depth: int = 0) -> Any:
-    """The firewall for replay: a JSON-ready copy of ``value`` (exact builtin types only) that
-    keeps tuples, sets, dicts with any keys, bytes and complex apart; raises NonPlain."""
+    """The firewall for replay: a JSON-ready copy of ``value`` (exact builtin types only,
+    :data:`CHECK_TYPES`) that keeps tuples, sets, dicts with any keys, bytes and complex
+    apart (the host decodes it with ``decode_plain``); raises NonPlain."""
     kind = type(value)
     if kind not in CHECK_TYPES:
         raise NonPlain(type_name(value))
@@ -175,67 +175,19 @@ def load_module(name: str) -> Any:
     return module
 
 
-def run_check(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[], float],
-              pristine: dict[str, Any]) -> None:
-    steps = spec["steps"]
-    tests = [i for i, step in enumerate(steps) if step["kind"] == "test"]
-
-    def fail_all(status: str, detail: str) -> None:
-        for index in range(len(tests)):
-            emit(i=index, status=status, detail=detail, duration=0.0)
-
-    status, module, _ = timed(lambda: load_module(spec["module"]), budget())
-    if status != "pass":
-        detail = describe(module) if isinstance(module, BaseException) else module
-        return fail_all("timeout" if status == "timeout" else "error", f"import failed: {detail}")
-    function = getattr(module, spec["entry_point"], None)
-    if not callable(function):
-        return fail_all("error", f"{spec['module']} does not define {spec['entry_point']}()")
-
-    def candidate(*args: Any, **kwargs: Any) -> Any:
-        value = function(*args, **kwargs)
-        plain(value, CHECK_TYPES)
-        return value
-
-    namespace: dict[str, Any] = {"__name__": "__r2r_check__", "__builtins__": dict(pristine)}
-    if spec.get("prompt"):
-        timed(lambda: exec(compile(spec["prompt"], "<prompt>", "exec"), namespace), budget())  # noqa: S102
-    namespace.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
-    status, value, _ = timed(lambda: exec(compile(spec["test"], "<test>", "exec"), namespace),  # noqa: S102
-                             budget())
-    if status != "pass":
-        return fail_all("error", f"the test module failed: {value}")
-    namespace[spec["param"]] = candidate
-    pending: tuple[str, Any] | None = None
-    index = 0
-    for step in steps:
-        code = compile(step["source"], f"<{step['name']}>", "exec")
-        status, value, duration = timed(
-            lambda code=code: exec(code, namespace), budget())  # type: ignore[misc]  # noqa: S102
-        if step["kind"] == "setup":
-            pending = None if status == "pass" else (status, value)
-            continue
-        if pending is not None:
-            status, value = pending
-        if isinstance(value, BaseException):
-            value = describe(value) if status == "error" else message(value)
-        emit(i=index, status=status, detail=value if status != "pass" else "", duration=duration)
-        index += 1
-
-
-def run_probes(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[], float],
-               pristine: dict[str, Any]) -> None:
+def run_probes(spec: dict[str, Any], emit: Callable[..., None],
+               budget: Callable[[], float]) -> None:
     setup = compile(spec["setup"], "<setup>", "exec")
     for index, probe in enumerate(spec["probes"]):
 
         def action(source: str = probe["code"], name: str = probe["name"]) -> Any:
             namespace: dict[str, Any] = {"__name__": "__r2r_probe__",
-                                         "__builtins__": dict(pristine)}
+                                         "__builtins__": dict(PRISTINE)}
             exec(setup, namespace)  # noqa: S102 - running the code is this file's job
             exec(compile(source, f"<probe {name}>", "exec"), namespace)  # noqa: S102
             if "result" not in namespace:
                 raise NameError("the probe did not assign 'result'")
-            return plain(namespace["result"], PROBE_TYPES)
+            return plain(namespace["result"])
 
         status, value, duration = timed(action, budget())
         if status == "pass":
@@ -247,32 +199,14 @@ def run_probes(spec: dict[str, Any], emit: Callable[..., None], budget: Callable
             emit(i=index, status=status, detail=value, duration=duration)
 
 
-_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", **{c: f"\\u{c:04x}" for c in range(32)}}
-
-
-def to_json(value: Any) -> str:
-    """JSON text of plain data (what :func:`plain` returns, or a record); NaN as ``NaN``."""
-    kind = type(value)
-    if kind is str:
-        return '"' + str(value).translate(_ESCAPES) + '"'
-    if value is None or kind is bool:
-        return {None: "null", True: "true", False: "false"}[value]
-    if kind is int:
-        return str(value)
-    if kind is float:
-        if math.isnan(value):
-            return "NaN"
-        return repr(value) if abs(value) != INF else ("Infinity" if value > 0 else "-Infinity")
-    if kind is list:
-        return "[" + ",".join(to_json(item) for item in value) + "]"
-    return "{" + ",".join(to_json(str(k)) + ":" + to_json(v) for k, v in value.items()) + "}"
-
-
-INF = float("inf")
+to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""JSON text of a record (plain data: what :func:`plain` or :func:`tagged` returns); NaN as
+``NaN``, a string's characters as they are (a record's size is counted in them)."""
 
 
 def main(nonce: str, encoded_spec: bytes) -> None:
-    """Run the spec (marshal, base64) and report each test with ``nonce``; started by the boot file."""
+    """Run the spec (marshal, base64) and report each test with ``nonce``; started by the boot
+    module."""
     spec = marshal.loads(binascii.a2b_base64(encoded_spec))
     channel = open(os.dup(1), "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
     os.dup2(2, 1)
@@ -281,7 +215,7 @@ def main(nonce: str, encoded_spec: bytes) -> None:
     def emit(**record: Any) -> None:
         try:
             line = to_json({"nonce": nonce, **record})
-        except (ValueError, RecursionError) as exc:  # e.g. an int too long to print
+        except (ValueError, TypeError, RecursionError) as exc:  # e.g. an int too long to print
             line = to_json({"nonce": nonce, "i": record["i"], "status": "toolarge",
                             "detail": f"the value cannot be reported: {message(exc)}"})
         if len(line) > limit:
@@ -298,15 +232,11 @@ def main(nonce: str, encoded_spec: bytes) -> None:
 
     _signal.signal(_signal.SIGALRM, on_alarm)
     sys.path.insert(0, os.getcwd())
-    pristine = PRISTINE
-    if spec["mode"] == "check":
-        run_check(spec, emit, budget, pristine)
-    elif spec["mode"] == "probes":
-        run_probes(spec, emit, budget, pristine)
+    if spec["mode"] == "probes":
+        run_probes(spec, emit, budget)
     else:
         import _r2r_replay
-        tools = {"timed": timed, "tagged": tagged, "describe": describe, "message": message,
-                 "class_names": class_names, "load_module": load_module}
-        _r2r_replay.run(spec, emit, budget, pristine, tools)
+
+        _r2r_replay.run(spec, emit, budget)
     channel.flush()
     os._exit(0)

@@ -11,12 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import ConfigurationError
+from ...errors import ConfigurationError
+from ...models import FAKE_PREFIX
 
 SCRIPT_ENV = "R2R_FAKE_SCRIPT"
 LOG_ENV = "R2R_FAKE_LOG"
-FAKE_PROVIDER = "fake"
-FAKE_PREFIX = f"{FAKE_PROVIDER}/"
+FAKE_PROVIDER = FAKE_PREFIX.removesuffix("/")
+"""The provider name the fake is registered under in litellm."""
 
 ErrorName = Literal[
     "rate_limit", "timeout", "server_error", "service_unavailable", "connection",

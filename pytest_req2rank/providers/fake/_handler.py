@@ -22,7 +22,7 @@ from ._state import STATE, current_script, next_step, record_call
 
 
 class FakeLLM(CustomLLM):
-    """Serves every ``fake/<name>`` call from the active script (see :mod:`pytest_req2rank.testing`)."""
+    """Serves every ``fake/<name>`` call from the active script (see :mod:`pytest_req2rank.providers.fake`)."""
 
     def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
         call = _Call(kwargs)
