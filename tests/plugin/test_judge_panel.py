@@ -59,8 +59,11 @@ def _calls(log: Path) -> dict[str, int]:
     return counts
 
 
-def test_three_judge_panel_end_to_end(bench: pytest.Pytester, judges: Path) -> None:
-    result = bench.runpytest(*DYNAMIC, PANEL, "--r2r-json=results.json", "-n", "2")
+def test_three_judge_panel_end_to_end_then_resumed_without_asking_again(
+    bench: pytest.Pytester, judges: Path
+) -> None:
+    args = (*DYNAMIC, PANEL, "--r2r-db=store.db")
+    result = bench.runpytest(*args, "--r2r-json=results.json", "-n", "2")
     result.assert_outcomes(passed=ROUNDS)
     # Two valid judges: no trimming. Functionality and logic: 0.7 x 100 + 0.3 x 85 = 95.5;
     # quality, security, engineering 85; overall .3 x 95.5 + .25 x 85 + .25 x 95.5 + .2 x 85 = 90.8.
@@ -104,6 +107,16 @@ def test_three_judge_panel_end_to_end(bench: pytest.Pytester, judges: Path) -> N
     assert _calls(judges) == {f"fake/judge-{x}": ROUNDS for x in "abc"}
     assert {(c["temperature"], c["seed"]) for c in calls} == {(0.0, 11)}
     assert all(c["response_format"] == {"type": "json_object"} for c in calls)
+
+    # resumed, under xdist too: every verdict comes from the store, no judge is asked again
+    (run_id,) = run_ids(bench.path / "store.db")
+    again = bench.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json", "-n", "2")
+    again.assert_outcomes(passed=ROUNDS)
+    assert sum(_calls(judges).values()) == 3 * ROUNDS, "a resumed run asked a judge again"
+    first_doc = json.loads((bench.path / "results.json").read_text())
+    again_doc = json.loads((bench.path / "again.json").read_text())
+    assert again_doc["items"] == first_doc["items"]
+    assert again_doc["summary"]["overall_score"] == first_doc["summary"]["overall_score"]
 
 
 def test_every_judge_failing_excludes_the_item(bench: pytest.Pytester, judges: Path) -> None:
@@ -206,22 +219,6 @@ def test_self_judging_is_flagged_and_can_be_excluded(
     # judge a alone: functionality/logic 0.7 x 100 + 0.3 x 60 = 88, the rest 60
     assert item["score"] == pytest.approx(0.3 * 88 + 0.25 * 60 + 0.25 * 88 + 0.2 * 60, abs=0.05)
     excluded.stdout.fnmatch_lines(["*judges of the target's family excluded*"])
-
-
-def test_resumed_judged_run_makes_no_repeated_call(bench: pytest.Pytester, judges: Path) -> None:
-    args = (*DYNAMIC, PANEL, "--r2r-db=store.db")
-    first = bench.runpytest(*args, "--r2r-json=first.json", "-n", "2")
-    first.assert_outcomes(passed=ROUNDS)
-    assert sum(_calls(judges).values()) == 3 * ROUNDS
-    (run_id,) = run_ids(bench.path / "store.db")
-    again = bench.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
-                            "-n", "2")
-    again.assert_outcomes(passed=ROUNDS)
-    assert sum(_calls(judges).values()) == 3 * ROUNDS, "a resumed run asked a judge again"
-    first_doc = json.loads((bench.path / "first.json").read_text())
-    again_doc = json.loads((bench.path / "again.json").read_text())
-    assert again_doc["items"] == first_doc["items"]
-    assert again_doc["summary"]["overall_score"] == first_doc["summary"]["overall_score"]
 
 
 def test_killed_judged_run_resumes_without_asking_twice(

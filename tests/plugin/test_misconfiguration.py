@@ -181,12 +181,12 @@ def test_a_bad_samples_file_stops_at_start_at_its_exact_position(
 
 # --- the sandbox ---------------------------------------------------------------------------
 
-# In-process: tests/conftest.py imports httpx and the docker SDK before the first run, so
-# pytester's restore of sys.modules leaves no half-imported copy for later tests.
+# In subprocesses: an in-process run would import httpx and the docker SDK into this test
+# process and leave them half-restored for later tests (pytester restores sys.modules).
 
 def test_no_sandboxfusion_server_stops_at_start(bench: pytest.Pytester) -> None:
-    result = bench.runpytest(SUITE, "--r2r-sandbox=sandboxfusion:http://127.0.0.1:1",
-                             *SERIAL)
+    result = bench.runpytest_subprocess(SUITE, "--r2r-sandbox=sandboxfusion:http://127.0.0.1:1",
+                                        *SERIAL)
     one_line(result, "no SandboxFusion service answers at http://127.0.0.1:1 (ConnectError); "
                      "start one or pick another backend (--r2r-sandbox=process)")
 
@@ -196,7 +196,7 @@ def test_no_docker_engine_stops_at_start(bench: pytest.Pytester,
     """134 lines of INTERNALERROR before."""
     socket = bench.path / "no-engine-here.sock"
     monkeypatch.setenv("DOCKER_HOST", f"unix://{socket}")
-    one_line(bench.runpytest(SUITE, "--r2r-sandbox=docker", *SERIAL),
+    one_line(bench.runpytest_subprocess(SUITE, "--r2r-sandbox=docker", *SERIAL),
              f"*Docker*{socket}*")
 
 

@@ -61,11 +61,11 @@ def test_offline_default_model_solves_everything(bench: pytest.Pytester) -> None
     assert data["summary"]["metrics"]["eval/status_suite/accepted_at_1"] == 1.0
 
 
-def test_each_kind_of_answer_gets_its_status(bench: pytest.Pytester) -> None:
-    result = bench.runpytest(
-        SUITE, FAST, "--r2r-model=r2r/samples:status_samples.jsonl", "--r2r-json=results.json",
-        "-p", "no:xdist",
-    )
+def test_each_kind_of_answer_gets_its_status_and_last_failed_reruns_only_failures(
+    bench: pytest.Pytester
+) -> None:
+    model = "--r2r-model=r2r/samples:status_samples.jsonl"
+    result = bench.runpytest(SUITE, FAST, model, "--r2r-json=results.json", "-p", "no:xdist")
     result.assert_outcomes(passed=2, failed=10)
     items = {i["task_id"]: i for i in results(bench)["items"]}
     assert {task: item["status"] for task, item in items.items()} == EXPECTED_STATUS
@@ -75,6 +75,8 @@ def test_each_kind_of_answer_gets_its_status(bench: pytest.Pytester) -> None:
     summary = results(bench)["summary"]
     assert summary["phase0"]["status_suite"]["timeout_rate"] == pytest.approx(2 / 12)
     assert summary["phase0"]["status_suite"]["exec_success_rate"] == pytest.approx(6 / 12)
+    rerun = bench.runpytest(SUITE, FAST, model, "--lf", "-p", "no:xdist")
+    rerun.assert_outcomes(failed=10, passed=0)
 
 
 def test_xdist_and_serial_collect_the_same_items(bench: pytest.Pytester) -> None:
@@ -96,13 +98,6 @@ def test_item_ids_select_and_junitxml(bench: pytest.Pytester) -> None:
     assert "status_suite/io_ok" in (bench.path / "junit.xml").read_text()
     summary = results(bench)["summary"]
     assert summary["items_total"] == 2 and summary["items_planned"] == 12
-
-
-def test_last_failed_reruns_only_failures(bench: pytest.Pytester) -> None:
-    model = "--r2r-model=r2r/samples:status_samples.jsonl"
-    bench.runpytest(SUITE, FAST, model, "-p", "no:xdist")
-    rerun = bench.runpytest(SUITE, FAST, model, "--lf", "-p", "no:xdist")
-    rerun.assert_outcomes(failed=10, passed=0)
 
 
 def test_store_keeps_every_item(bench: pytest.Pytester) -> None:

@@ -61,7 +61,10 @@ def test_importing_litellm_applies_the_defaults_first(monkeypatch: pytest.Monkey
         name: value for name, value in OFFLINE_DEFAULTS.items() if name != "HF_HUB_OFFLINE"}
 
 
-def test_the_first_call_imports_litellm_offline(run_python: RunPython) -> None:
+def test_the_first_call_imports_litellm_offline(run_python: RunPython,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in OFFLINE_DEFAULTS:  # an in-process run in this worker may have set them
+        monkeypatch.delenv(name, raising=False)
     result = run_python('''
         import json, os, sys
         from pytest_req2rank.providers import LiteLLMProvider
