@@ -217,24 +217,21 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
 
 
 def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds: int,
-                 tmp: Path, nocache: Sequence[str]) -> None:
+                 tmp: Path) -> None:
+    """``copies``: the copy each run (a variant, or a variant ``/nocache``) imports."""
     runs: dict[str, tuple[list[str], Path, dict[str, str]]] = {}
-    for variant, copy in copies.items():
-        for cached in (True, False):
-            if not cached and variant not in nocache:
-                continue
-            key = variant + ("" if cached else NOCACHE)
-            out = tmp / "out" / name / key.replace(" ", "_").replace("/", "_")
-            out.mkdir(parents=True)
-            env = {k: v for k, v in os.environ.items() if not k.startswith("R2R_")}
-            env.update(scenario.env, PYTHONPATH=f"{copy}{os.pathsep}{tmp / 'probe'}",
-                       PYTHONPROFILEIMPORTTIME="1", R2R_BENCH_GC_LOG=str(out / "gc.log"))
-            if not cached:
-                env["PYTHONDONTWRITEBYTECODE"] = "1"
-            argv = [sys.executable, "-m", "pytest", "-p", PROBE, *scenario.args]
-            if scenario.in_repository:
-                argv.append(f"--r2r-dir={out}")
-            runs[key] = (argv, copy if scenario.in_repository else tmp / "unrelated", env)
+    for key, copy in copies.items():
+        out = tmp / "out" / name / key.replace(" ", "_").replace("/", "_")
+        out.mkdir(parents=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("R2R_")}
+        env.update(scenario.env, PYTHONPATH=f"{copy}{os.pathsep}{tmp / 'probe'}",
+                   PYTHONPROFILEIMPORTTIME="1", R2R_BENCH_GC_LOG=str(out / "gc.log"))
+        if key.endswith(NOCACHE):
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        argv = [sys.executable, "-m", "pytest", "-p", PROBE, *scenario.args]
+        if scenario.in_repository:
+            argv.append(f"--r2r-dir={out}")
+        runs[key] = (argv, copy if scenario.in_repository else tmp / "unrelated", env)
     for argv, cwd, env in runs.values():  # warm: the file cache, and pytest's cached rewrites
         timed(argv, cwd, env)
     samples: dict[str, list[Sample]] = {key: [] for key in runs}
@@ -243,7 +240,7 @@ def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds:
         for key in names[index % len(names):] + names[:index % len(names)]:
             argv, cwd, env = runs[key]
             if key.endswith(NOCACHE):
-                drop_rewritten_bytecode(copies[key.removesuffix(NOCACHE)])
+                drop_rewritten_bytecode(copies[key])
             samples[key].append(timed(argv, cwd, env))
     report(name, scenario, rounds, samples)
 
@@ -287,12 +284,13 @@ def main() -> None:
         tmp = Path(name)
         (tmp / "probe").mkdir()
         (tmp / "probe" / f"{PROBE}.py").write_text(PROBE_SOURCE)
-        copies = {variant: make_copy(tmp / "copies" / str(index), VARIANTS[variant])
-                  for index, variant in enumerate(chosen)}
+        keys = [*chosen, *(v + NOCACHE for v in chosen if v in nocache)]
+        copies = {key: make_copy(tmp / "copies" / str(index), VARIANTS[key.removesuffix(NOCACHE)])
+                  for index, key in enumerate(keys)}  # apart: a /nocache run drops pytest's cache
         table = scenarios(tmp)
         for scenario in args.scenarios.split(","):
             run_scenario(scenario, table[scenario], copies,
-                         args.rounds or default_rounds[scenario], tmp, nocache)
+                         args.rounds or default_rounds[scenario], tmp)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
 
 
