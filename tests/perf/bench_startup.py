@@ -226,6 +226,7 @@ def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds:
         env = {k: v for k, v in os.environ.items() if not k.startswith("R2R_")}
         env.update(scenario.env, PYTHONPATH=f"{copy}{os.pathsep}{tmp / 'probe'}",
                    PYTHONPROFILEIMPORTTIME="1", R2R_BENCH_GC_LOG=str(out / "gc.log"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         if key.endswith(NOCACHE):
             env["PYTHONDONTWRITEBYTECODE"] = "1"
         argv = [sys.executable, "-m", "pytest", "-p", PROBE, *scenario.args]
