@@ -1,6 +1,10 @@
-"""pytest-req2rank: rank LLMs by how well they turn requirements into working code."""
+"""pytest-req2rank: rank LLMs by how well they turn requirements into working code.
 
-from ._unrewritten import leave_unrewritten
+PYTEST_DONT_REWRITE: pytest's documented marker; its in-process runs (pytester) then do not
+warn that this package was imported before they could rewrite it.
+"""
+
+from ._startup import leave_unrewritten
 
 leave_unrewritten(__name__)
 

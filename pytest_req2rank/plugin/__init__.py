@@ -5,16 +5,16 @@ Inert in a session that neither asks for a benchmark nor collects one (:mod:`._a
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
 import pytest
 
+from .._startup import freeze_long_lived
 from ..errors import ConfigurationError
 from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
 from ._config import add_options
-from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, RESULT_KEY
+from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
 
 if TYPE_CHECKING:
     from ..models import ItemResult, Task
@@ -73,10 +73,14 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
     if EVALUATOR_KEY in session.config.stash:
-        # What is alive now (modules, the plan, the tasks, the items) lives to the end: out of
-        # the cyclic collector's sight, later collections skip it (pytest's own at exit took
-        # about 0.2 s a process).
-        gc.freeze()
+        freeze_long_lived()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    if RESULT_KEY in item.stash and FROZEN_AFTER_ITEM_KEY not in item.config.stash:
+        item.config.stash[FROZEN_AFTER_ITEM_KEY] = True
+        freeze_long_lived()
 
 
 @pytest.fixture

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,10 +15,6 @@ from .. import __version__
 from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult
 from ..plan import RunPlan
 from ..settings import Settings
-
-BLAS_THREADS = "OPENBLAS_NUM_THREADS"
-STORE_SKIPS = ("numpy", "pandas")
-"""What sqlite-utils imports, when installed, only to map their scalar types to columns."""
 
 if TYPE_CHECKING:
     from ..report import ResultsDocument, RunSummary
@@ -41,40 +35,6 @@ class OutputPaths:
         self.results = settings.json_path or run_dir / "results.json"
         self.qa_log = run_dir / "qa.jsonl"
         self.store = store_path(settings)
-
-
-@contextmanager
-def single_threaded_blas(enabled: bool) -> Iterator[None]:
-    """Within it, numpy (if this is what first imports it) loads OpenBLAS with one thread.
-    For a process that runs no test, such as an xdist controller: OpenBLAS starts one
-    thread per core at load, which spun for ~0.15 s of the CPU the workers were using.
-    The variable is read at load and removed again, so nothing this process starts later
-    inherits it."""
-    pinned = enabled and "numpy" not in sys.modules and BLAS_THREADS not in os.environ
-    if pinned:
-        os.environ[BLAS_THREADS] = "1"
-    try:
-        yield
-    finally:
-        if pinned:
-            del os.environ[BLAS_THREADS]
-
-
-@contextmanager
-def without_modules(names: tuple[str, ...]) -> Iterator[None]:
-    """Within it, importing any of ``names`` that is not imported yet fails as if it were not
-    installed. For sqlite-utils on an xdist controller, which runs no test and whose store
-    writes only plain values: numpy alone cost it ~0.1-0.2 s of CPU while its workers waited
-    for their next items."""
-    hidden = [name for name in names if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # how Python marks "not importable"
-    try:
-        yield
-    finally:
-        for name in hidden:
-            if sys.modules.get(name, False) is None:
-                del sys.modules[name]
 
 
 def weak_isolation_warning(level: IsolationLevel, sandbox: str) -> str:
@@ -120,12 +80,7 @@ class Controller:
 
     The store and the report machinery (sqlite-utils, the schema validator) are
     imported when the first item arrives: by then the workers have started, and a
-    controller that imported them up front would delay every worker's start. numpy
-    is imported only by the statistics that need it (bootstraps, judges' agreement),
-    at the end. ``runs_tests`` is False on an xdist controller: it then loads numpy's
-    BLAS single-threaded (:func:`single_threaded_blas`), and sqlite-utils without numpy
-    or pandas (:func:`without_modules`); a process that runs tests leaves both as they
-    are for the tests' sake.
+    controller that imported them up front would delay every worker's start.
     """
 
     def __init__(
@@ -137,10 +92,8 @@ class Controller:
         *,
         baseline: tuple[Path, ResultsDocument] | None = None,
         finished: list[ItemResult] | None = None,
-        runs_tests: bool = True,
     ) -> None:
         self.settings = settings
-        self.runs_tests = runs_tests
         self.plan = plan
         self.paths = OutputPaths(settings, plan.run_id)
         self.sandbox_info = sandbox_info
@@ -193,8 +146,7 @@ class Controller:
 
     def _open_store(self) -> Store:
         if self._store is None:
-            with without_modules(() if self.runs_tests else STORE_SKIPS):
-                from ..store import Store
+            from ..store import Store
 
             self._store = Store(self.paths.store)
             self._store.start_run(
@@ -213,10 +165,6 @@ class Controller:
         """Summarize, apply the gates and write the results JSON; ``None`` when no item ran."""
         if not self.items:
             return None
-        with single_threaded_blas(not self.runs_tests):
-            return self._finish(interrupted=interrupted)
-
-    def _finish(self, *, interrupted: bool) -> ResultsDocument:
         from ..report import ResultsDocument, RunInfo, build_summary
 
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}

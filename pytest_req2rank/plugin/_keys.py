@@ -14,3 +14,5 @@ CONTROLLER_KEY = pytest.StashKey["Controller"]()
 RESULT_KEY = pytest.StashKey["ItemResult"]()
 BENCHMARK_COLLECTED_KEY = pytest.StashKey[bool]()
 """Set when a collected test requests ``r2r_task`` (else the plugin adds its own items)."""
+FROZEN_AFTER_ITEM_KEY = pytest.StashKey[bool]()
+"""Set when this process froze what its first benchmark item loaded."""

@@ -76,8 +76,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         return
     controller = Controller(settings, plan, evaluator.sandbox.isolation,
                             evaluator.sandbox.isolation_level,
-                            baseline=baseline, finished=finished,
-                            runs_tests=not config.pluginmanager.hasplugin("dsession"))
+                            baseline=baseline, finished=finished)
     check_outputs(settings, controller.paths)
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin
