@@ -75,7 +75,7 @@ class HostAssert:
 @dataclass(frozen=True)
 class CheckStep:
     """One top-level statement of ``check``; ``test`` is its test index, if any. A step
-    read back from :func:`check_data`, or left as written, has its source and no tree."""
+    left as written has its source and no tree."""
 
     tree: ast.stmt | None
     test: int | None
@@ -177,60 +177,6 @@ def _as_written(test: str, check: ast.FunctionDef | None, param: str, entry: str
 def _holds_assert(stmt: ast.stmt) -> bool:
     """A top-level statement holding an assert (a loop of asserts too) is one test."""
     return any(isinstance(node, ast.Assert) for node in ast.walk(stmt))
-
-
-def check_data(check: DecomposedCheck) -> dict[str, Any] | None:
-    """``check`` as JSON data for :func:`check_from_data`; None when it would not read back
-    the same: an assert whose source parses to another tree, or a literal ``repr`` loses."""
-    asserts: dict[str, Any] = {}
-    for key, host in check.asserts.items():
-        source = ast.unparse(host.expr)
-        if _outline(ast.parse(source, mode="eval").body) != _outline(host.expr):
-            return None
-        order = {id(node): index for index, node in enumerate(ast.walk(host.expr))}
-        nodes = []
-        for node_id, node in host.nodes.items():
-            value = repr(node.value)
-            if node_id not in order or not _reads_back(value, node.value):
-                return None
-            nodes.append([order[node_id], node.kind, node.key, value])
-        asserts[str(key)] = {"expr": source, "nodes": nodes}
-    return {"param": check.param, "entry": check.entry, "steps": [[step.source, step.test] for step in check.steps],
-            "asserts": asserts, "host_tests": sorted(check.host_tests), "shown": check.shown,
-            "why_not": check.why_not, "whole": check.whole}
-
-
-def check_from_data(data: dict[str, Any]) -> DecomposedCheck:
-    """The decomposition :func:`check_data` wrote; raises ``KeyError``, ``TypeError``,
-    ``ValueError`` or ``SyntaxError`` for data it did not write."""
-    asserts: dict[int, HostAssert] = {}
-    for key, item in data["asserts"].items():
-        expr = ast.parse(item["expr"], mode="eval").body
-        walked = list(ast.walk(expr))
-        nodes = {id(walked[index]): Node(kind, node_key, ast.literal_eval(value))
-                 for index, kind, node_key, value in item["nodes"]}
-        asserts[int(key)] = HostAssert(expr, nodes)
-    steps = [CheckStep(None, test, str(source)) for source, test in data["steps"]]
-    return DecomposedCheck(str(data["param"]), str(data["entry"]), steps, asserts,
-                           frozenset(data["host_tests"]),
-                           [str(text) for text in data["shown"]], str(data["why_not"]),
-                           bool(data["whole"]))
-
-
-def _outline(tree: ast.AST) -> list[Any]:
-    """The node types in walk order, with each constant's type and value: what must match
-    for the special nodes to be found again by their walk index (3x cheaper than
-    ``ast.dump``; names, attributes and operators are in the source as written)."""
-    return [(type(node), type(node.value), node.value) if isinstance(node, ast.Constant)
-            else type(node) for node in ast.walk(tree)]
-
-
-def _reads_back(text: str, value: Any) -> bool:
-    try:
-        again = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False
-    return type(again) is type(value) and again == value
 
 
 def _fresh_copy(lines: list[str], stmt: ast.stmt) -> ast.stmt:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ..models import ExecutionResult, Probe, Task, TestOutcome, TestStatus, final_status
 from ..sandbox import PathEscape, Sandbox, check_path
+from ._decompose import decompose
 from ._execute import SandboxFailed
 from ._extract import ENTRY_FILE, defines
 from ._io import case_outcomes
@@ -41,7 +42,7 @@ def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: flo
     problem = _static_problem(files)
     if problem is not None:
         names = ([f"case[{index}]" for index in range(len(task.cases))] if task.form == "io"
-                 else cache.decomposition(task.test or "", task.entry_point or "").names)
+                 else decompose(task.test or "", task.entry_point or "").names)
         return _result([TestOutcome(name=name, status=problem[0], detail=problem[1])
                         for name in names], 0.0, sandbox.name)
     try:

@@ -1,4 +1,4 @@
-"""Recordings of a check's run, and the cache of reference recordings and decompositions.
+"""Recordings of a check's run, and the cache of reference recordings.
 
 A recording is what the harness reported when it ran a decomposed check against a
 program (see :mod:`._replay`): per test, every candidate call (arguments, returned value
@@ -7,8 +7,6 @@ recording is kept in memory, and on disk when the cache has a directory (shared 
 workers: files are written atomically; by default in the user's cache directory, see
 :func:`default_directory`), keyed by a hash of the task's prompt, reference, entry point
 and test and of the sources it depends on: a warm task is graded in one execution.
-Decompositions are kept beside them (``check-*.json``): reading one back is about 5x
-cheaper than decomposing again.
 """
 
 from __future__ import annotations
@@ -27,12 +25,12 @@ from typing import Any
 from .. import sandboxed
 from ..models import Task
 from ._compare import NotPlain, decode_plain
-from ._decompose import DecomposedCheck, check_data, check_from_data, decompose
+from ._decompose import DecomposedCheck
 
 FORMAT = 2
 CACHE_ENV = "R2R_REFERENCE_CACHE"
 DECOMPOSITION_SOURCES = ("_decompose.py", "_ast_tools.py")
-"""A change to any of these invalidates the decompositions on disk."""
+"""A change to any of these (the recorded steps come from them) invalidates the recordings."""
 HARNESS_SOURCES = ("harness", "replay")
 """A change to any of these (in :mod:`pytest_req2rank.sandboxed`) invalidates the recordings."""
 
@@ -117,8 +115,8 @@ def default_directory(environ: Mapping[str, str] = os.environ) -> Path | None:
 
 
 class ReferenceCache:
-    """Reference recordings by task content, and decompositions of checks; ``directory``
-    (optional) persists them across runs.
+    """Reference recordings by task content; ``directory`` (optional) persists them across
+    runs.
 
     Only usable recordings are written to disk: why a reference run was unusable (a
     timeout on a busy machine, say) is kept for this process only. A directory that
@@ -128,23 +126,6 @@ class ReferenceCache:
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory) if directory is not None else None
         self._recordings: dict[str, Recording | Unusable] = {}
-        self._checks: dict[tuple[str, str], DecomposedCheck] = {}
-        """By the check's source and the entry point."""
-
-    def decomposition(self, test: str, entry_point: str) -> DecomposedCheck:
-        """The decomposition of ``test`` (:func:`decompose`), read back when an earlier run
-        wrote it."""
-        found = self._checks.get((test, entry_point))
-        if found is None:
-            key = "check-" + _digest([_sources_digest(DECOMPOSITION_SOURCES), test, entry_point])
-            found = self._read_check(key)
-            if found is None:
-                found = decompose(test, entry_point)
-                data = check_data(found)
-                if data is not None:
-                    self._write(key, data)
-            self._checks[test, entry_point] = found
-        return found
 
     def reference(self, task: Task, check: DecomposedCheck) -> Recording | Unusable | None:
         """The reference's recording, why it is unusable, or None when not recorded yet."""
@@ -178,15 +159,6 @@ class ReferenceCache:
                 self._write(key, raw)
         self._recordings[key] = found
         return found
-
-    def _read_check(self, key: str) -> DecomposedCheck | None:
-        data = self._read(key)
-        if not isinstance(data, dict):
-            return None
-        try:
-            return check_from_data(data)
-        except (KeyError, TypeError, ValueError, IndexError, SyntaxError, RecursionError):
-            return None
 
     def _read(self, key: str) -> Any:
         """What :meth:`_write` wrote under ``key``; None when nothing usable is there."""

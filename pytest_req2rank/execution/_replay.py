@@ -47,7 +47,7 @@ from ..errors import Req2RankError
 from ..models import Task, TestOutcome, TestStatus
 from ..sandbox import Limits, Sandbox
 from ._compare import NotPlain, decode_plain
-from ._decompose import DecomposedCheck
+from ._decompose import DecomposedCheck, decompose
 from ._execute import SHOWN_CHARS, process_failure
 from ._extract import ENTRY_FILE
 from ._harness import duration_of, run_harness, show, text
@@ -90,7 +90,7 @@ def check_outcomes(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeo
                    timeout_factor: float, cache: ReferenceCache) -> tuple[list[TestOutcome], float]:
     """Each test's outcome, and the sandbox time; raises :class:`Ungradable` and
     :class:`SandboxFailed`."""
-    check = cache.decomposition(task.test or "", task.entry_point or "")
+    check = decompose(task.test or "", task.entry_point or "")
     item = _Item(task, files, sandbox, check, timeout_s, timeout_factor)
     reference = _reference(task, check, sandbox, timeout_s, cache)
     if isinstance(reference, Unusable) and reference.ungradable:

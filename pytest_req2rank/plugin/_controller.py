@@ -118,7 +118,7 @@ class Controller:
         self.items[item.item_id] = item
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
-        from .. import report
+        from .. import report  # loaded once the workers run (class docstring)
 
         self._in_store(lambda store: store.add_item(self.plan.run_id, item))
         try:
@@ -146,7 +146,7 @@ class Controller:
 
     def _open_store(self) -> Store:
         if self._store is None:
-            from ..store import Store
+            from ..store import Store  # loaded once the workers run (class docstring)
 
             self._store = Store(self.paths.store)
             self._store.start_run(
@@ -165,6 +165,7 @@ class Controller:
         """Summarize, apply the gates and write the results JSON; ``None`` when no item ran."""
         if not self.items:
             return None
+        # loaded once the workers run (class docstring)
         from ..report import ResultsDocument, RunInfo, build_summary
 
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
@@ -208,6 +209,7 @@ class Controller:
 
     def _write_results(self, document: ResultsDocument) -> None:
         """Write the results JSON; when it cannot be, keep it elsewhere and say where."""
+        # loaded once the workers run (class docstring)
         from ..report import InvalidResults, write_results
 
         results = self.paths.results
@@ -230,6 +232,7 @@ class Controller:
         self.output_errors["results"] = f"{problem}; " + ("; ".join(places) or "nothing of it was kept")
 
     def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
+        # loaded once the workers run (class docstring)
         from ..report import BaselineReport, GateReport, RegressionReport, scores_by_requirement
         from ..scoring import regression_gate, score_gate
 

@@ -79,7 +79,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
                             baseline=baseline, finished=finished)
     check_outputs(settings, controller.paths)
     config.stash[CONTROLLER_KEY] = controller
-    from ._reporting import ControllerPlugin
+    from ._reporting import ControllerPlugin  # imports the report: only a controller needs it
 
     config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
 
@@ -100,7 +100,7 @@ def _load_tasks(settings: Settings, seed: int) -> list[Task]:
 def _load_baseline(settings: Settings) -> tuple[Path, ResultsDocument] | None:
     if settings.baseline is None:
         return None
-    from ..report import load_results
+    from ..report import load_results  # ~0.13 s, only for --r2r-baseline
 
     path = settings.baseline
     try:
@@ -135,7 +135,7 @@ def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
 
 def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResult]]:
     """The plan and the finished items of the run to resume."""
-    from ..store import Store, StoreUnusable, check_store
+    from ..store import Store, StoreUnusable, check_store  # sqlite-utils, only to resume
 
     run_id = settings.resume or ""
     if not db.exists():

@@ -24,6 +24,9 @@ import time
 import weakref
 from typing import Any
 
+import docker
+import requests
+
 from ..models import IsolationLevel
 from ._base import PYTHON, ExecOutcome, ExecRequest, Sandbox, SandboxUnavailable
 from ._boxed import rlimits
@@ -67,17 +70,14 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, image: str | None = None, *, memory_mb: int = 2048,
                  containers: int | None = None) -> None:
-        import docker
-        import requests
-
         self.image = image or os.environ.get("R2R_SANDBOX_IMAGE", "").strip() or DEFAULT_IMAGE
         self.memory_mb = memory_mb
         self.size = containers or os.cpu_count() or 1
         self.engine = os.environ.get("DOCKER_HOST") or "the local socket"
         self._errors = (docker.errors.DockerException, requests.exceptions.RequestException)
-        self._client = self._connect(docker)
+        self._client = self._connect()
         try:
-            self._check_image(docker)
+            self._check_image()
         except SandboxUnavailable:
             self._client.close()
             raise
@@ -94,7 +94,7 @@ class DockerSandbox(Sandbox):
         self._swept = False
         _open.add(self)
 
-    def _connect(self, docker: Any) -> Any:
+    def _connect(self) -> Any:
         try:
             client = docker.from_env(timeout=30)
             client.ping()
@@ -105,7 +105,7 @@ class DockerSandbox(Sandbox):
             ) from exc
         return client
 
-    def _check_image(self, docker: Any) -> None:
+    def _check_image(self) -> None:
         """The image is on the engine (pulled if need be) and declares no volume."""
         try:
             image = self._client.images.get(self.image)

@@ -26,6 +26,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import docker
+import requests
+from docker.types import LogConfig
+
 from .. import sandboxed
 from ..errors import Req2RankError
 
@@ -92,9 +96,6 @@ class Container:
 
     def __init__(self, client: Any, image: str, *, memory_mb: int, env: Mapping[str, str],
                  labels: Mapping[str, str], source: str) -> None:
-        import docker
-        import requests
-
         self._errors = (docker.errors.DockerException, requests.exceptions.RequestException,
                         OSError)
         self._api = client.api
@@ -113,8 +114,6 @@ class Container:
 
     def _create(self, memory_mb: int, env: Mapping[str, str], labels: Mapping[str, str],
                 source: str) -> None:
-        from docker.types import LogConfig
-
         api, uid = self._api, self.uid
         host_config = api.create_host_config(
             auto_remove=True, network_mode="none", read_only=True,

@@ -16,20 +16,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from numbers import Real
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..models import DIMENSIONS, validated_judge_scores
-
-if TYPE_CHECKING:
-    import numpy as np
 
 # Pairable values spread less than this, relative to their magnitude, do not vary.
 _NO_VARIATION = 1e-12
 
 
 def _ratings_matrix(ratings: Sequence[Sequence[float | None]]) -> np.ndarray:
-    import numpy as np
-
     rows = list(ratings)
     widths = {len(row) for row in rows}
     if len(widths) > 1:
@@ -56,8 +52,6 @@ def krippendorff_alpha_interval(ratings: Sequence[Sequence[float | None]]) -> fl
     about reliability). α is 1 for perfect agreement, about 0 for chance, and
     negative for systematic disagreement.
     """
-    import numpy as np
-
     matrix = _ratings_matrix(ratings)
     present = ~np.isnan(matrix)
     per_unit = present.sum(axis=0)

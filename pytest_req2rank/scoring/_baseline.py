@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+import numpy as np
+
 from ._bootstrap import check_bootstrap_parameters, cluster_bootstrap, finite_number
 
 
@@ -53,8 +55,6 @@ def paired_bootstrap_diff(
     ``n_pairs`` with the runs' sizes). A negative difference is a drop. Raises
     ``ValueError`` when the runs share no requirement.
     """
-    import numpy as np
-
     check_bootstrap_parameters(n_resamples, level)
     pairs = _pairs(baseline, candidate)
     if not pairs:

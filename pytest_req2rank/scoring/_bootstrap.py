@@ -13,10 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from numbers import Real
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    import numpy as np
+import numpy as np
 
 
 class Interval(NamedTuple):
@@ -46,8 +45,6 @@ def cluster_bootstrap(
     sums: np.ndarray, sizes: np.ndarray, *, seed: int, n_resamples: int, level: float
 ) -> tuple[float, float]:
     """Percentile interval of ``Σ sums / Σ sizes`` with clusters resampled with replacement."""
-    import numpy as np
-
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, sums.size, size=(n_resamples, sums.size))
     means = sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
@@ -71,8 +68,6 @@ def bootstrap_ci(
     can be observed). Raises ``ValueError`` on no data, an empty cluster or a
     non-finite score.
     """
-    import numpy as np
-
     check_bootstrap_parameters(n_resamples, level)
     if not values_by_cluster:
         raise ValueError("no scores to bootstrap: values_by_cluster is empty")

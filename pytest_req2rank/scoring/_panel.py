@@ -23,12 +23,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
+
+import numpy as np
 
 from ..models import DIMENSIONS, SCORE_MAX, SCORE_MIN, dimension_weights, validated_judge_scores
-
-if TYPE_CHECKING:
-    import numpy as np
 
 Agreement = Literal["high", "moderate", "low"]
 
@@ -76,8 +75,6 @@ def agreement_band(sigma: float) -> Agreement:
 
 def _trim(values: np.ndarray) -> np.ndarray:
     """Drop the lowest and the highest value along the first axis (per column)."""
-    import numpy as np
-
     return np.sort(values, axis=0)[1:-1]
 
 
@@ -98,8 +95,6 @@ def score_panel(
     empty panel, a missing, unknown or non-numeric score, invalid weights, or
     ``trim=True`` with fewer than three judges.
     """
-    import numpy as np
-
     if isinstance(judge_scores, (str, bytes, Mapping)) or not isinstance(judge_scores, Sequence):
         raise ValueError("judge scores must be a sequence with one mapping per judge")
     if not judge_scores:

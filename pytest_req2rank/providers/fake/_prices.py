@@ -7,6 +7,7 @@ import sys
 import threading
 from typing import Any
 
+from .._env import import_litellm
 from ._script import FAKE_PREFIX, FakeScript
 
 _lock = threading.Lock()
@@ -20,8 +21,7 @@ def ensure_prices(script: FakeScript) -> None:
     with _lock:
         if _registered == script.fingerprint:
             return
-        import litellm
-
+        litellm = import_litellm()
         for name, price in script.prices.items():
             key = f"{FAKE_PREFIX}{name}"
             if key not in _saved:
