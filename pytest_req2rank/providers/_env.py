@@ -38,7 +38,7 @@ def import_litellm() -> ModuleType:
     """Import litellm (2–4 s, once per process) with the offline defaults applied first."""
     with _import_lock:
         apply_offline_defaults()
-        import litellm
+        import litellm  # only a process that calls a model pays for it
 
         # Keeps litellm's "Give Feedback / Get Help" banners out of pytest's output.
         litellm.suppress_debug_info = True

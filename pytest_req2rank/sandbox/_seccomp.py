@@ -31,7 +31,7 @@ _NAMESPACE_FLAGS = 0x7E020000
 def filter_bpf() -> bytes | None:
     """The compiled filter, or None when pyseccomp/libseccomp is unavailable."""
     try:
-        import pyseccomp as sc
+        import pyseccomp as sc  # loads the host's libseccomp, which may be missing
     except (ImportError, OSError):
         return None
     try:
