@@ -4,10 +4,6 @@ PYTEST_DONT_REWRITE: pytest's documented marker; its in-process runs (pytester) 
 warn that this package was imported before they could rewrite it.
 """
 
-from ._startup import leave_unrewritten
-
-leave_unrewritten(__name__)
-
 __version__ = "0.1.0"
 """The plugin's version (the package metadata reads it from here)."""
 

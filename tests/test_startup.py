@@ -1,37 +1,9 @@
-"""The start-up measures that are kept (``pytest_req2rank._startup``): pytest leaves the
-plugin's own modules unrewritten, and a benchmark run freezes its long-lived objects."""
+"""The run-time measure that is kept (``pytest_req2rank._startup``): a benchmark run freezes
+its long-lived objects, at the start and after its first item."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-import pytest_req2rank
-
-
-def test_pytest_does_not_rewrite_the_plugins_own_modules(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """pytest marks a plugin's whole distribution for assertion rewriting, which re-parses
-    every module in every process when it cannot cache (PYTHONDONTWRITEBYTECODE)."""
-    package = Path(pytest_req2rank.__file__).parent
-    # An editable install is marked only when the package is found on sys.path.
-    monkeypatch.setenv("PYTHONPATH", str(package.parent))
-    pytester.makepyfile(test_loader="""
-        import sys
-        from _pytest.assertion.rewrite import AssertionRewritingHook
-
-        def test_loaders():
-            import pytest_req2rank.execution
-            import pytest_req2rank.models
-            assert any(isinstance(f, AssertionRewritingHook) for f in sys.meta_path)
-            for name in ("pytest_req2rank.execution", "pytest_req2rank.models"):
-                loader = sys.modules[name].__spec__.loader
-                assert not isinstance(loader, AssertionRewritingHook), name
-    """)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1)
-
 
 FREEZES = """
 import gc

