@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .models import DEFAULT_CONCURRENCY
+
 Source = Literal["cli", "env", "ini"]
 SOURCES: tuple[Source, ...] = ("cli", "env", "ini")
 """Where a setting can be given, in order of precedence."""
@@ -70,7 +72,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("dir", "Directory for run outputs (results, Q&A logs, store)", "PATH", ".req2rank",
                path=""),
     OptionSpec("api_base", "Base URL of an OpenAI-compatible gateway or local server", "URL", "none"),
-    OptionSpec("concurrency", "Concurrent model calls per worker process", "N", "4"),
+    OptionSpec("concurrency", "Model calls in flight per worker process, across its items", "N",
+               str(DEFAULT_CONCURRENCY)),
     OptionSpec("timeout", "Timeout of one model API call, in seconds", "SECONDS", "120"),
     OptionSpec("max_tokens", "Output token budget of the target model per task", "N", "2048"),
     OptionSpec("temperature", "Sampling temperature of the target model", "FLOAT", "0"),

@@ -94,6 +94,11 @@ class Judge(ABC):
 
     name: str
 
+    @property
+    def offline(self) -> bool:
+        """True when this judge waits on no network (an LLM judge says what its model does)."""
+        return True
+
     @abstractmethod
     def judge(self, case: JudgeCase) -> JudgeVerdict:
         """This judge's verdict; a failure is a verdict with ``error`` set, never an exception."""

@@ -42,6 +42,10 @@ class LLMJudge(Judge):
         self.max_tokens = max_tokens
         self.weights = weights
 
+    @property
+    def offline(self) -> bool:
+        return self.provider.offline
+
     def close(self) -> None:
         self.provider.close()
 

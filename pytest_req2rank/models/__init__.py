@@ -25,6 +25,7 @@ from ._requirement import (
 from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
 from ._specs import (
     BUILTIN_PREFIX,
+    DEFAULT_CONCURRENCY,
     FAKE_PREFIX,
     REFERENCE_MODEL,
     SAMPLES_PREFIX,
@@ -45,6 +46,7 @@ from ._usage import Usage
 __all__ = [
     "BUILTIN_PREFIX",
     "COMPLEXITIES",
+    "DEFAULT_CONCURRENCY",
     "DEFAULT_EXECUTION_WEIGHT",
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",

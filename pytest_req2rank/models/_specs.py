@@ -24,6 +24,10 @@ SAMPLES_PREFIX = "r2r/samples:"
 STATIC_JUDGE = "r2r/static"
 """The built-in deterministic judge: static analysis plus the execution evidence."""
 FAKE_PREFIX = "fake/"
+DEFAULT_CONCURRENCY = 8
+"""Model calls in flight per worker unless ``--r2r-concurrency`` says otherwise: 8 per worker,
+16 with ``-n auto`` on two cores, stays under hosted APIs' entry-tier rate limits at judge-panel
+latencies (README, Performance)."""
 """Models answered by the scripted fake provider (``pytest_req2rank.providers.fake``)."""
 
 ModelKind = Literal["reference", "samples", "fake", "litellm"]

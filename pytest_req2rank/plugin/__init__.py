@@ -5,6 +5,7 @@ Inert in a session that neither asks for a benchmark nor collects one (:mod:`._a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
@@ -15,13 +16,28 @@ from ..errors import ConfigurationError
 from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
 from ._config import add_options
 from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
+from ._lookahead import task_id, upcoming
 
 if TYPE_CHECKING:
     from ..models import ItemResult, Task
 
+LAST_RESORT_GRACE_S = 60.0
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int | pytest.ExitCode, int | pytest.ExitCode]:
+    """Under ``-n`` without ``--dist``, a benchmark is distributed with xdist's ``worksteal``:
+    each worker gets its share of the items at once and can start them ahead (``_prefetch``);
+    xdist's default (``load``) hands long-running items out two at a time. (A wrapper: it
+    must run before xdist's own hook turns ``--dist`` from ``no`` into ``load``.)"""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no" \
+            and asked_for(config):
+        config.option.dist = "worksteal"
+    return (yield)
 
 
 @pytest.hookimpl(trylast=True)
@@ -68,6 +84,35 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
         from ._builtin import builtin_items  # the engine: only in a benchmark session
 
         items.extend(builtin_items(session))
+    if EVALUATOR_KEY in config.stash:
+        _guard_with_ceilings(config, items)
+
+
+def _guard_with_ceilings(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """pytest-timeout's marker on each benchmark item, past the item's own ceiling
+    (``Evaluator.ceiling_s``): the last resort if the evaluator itself hangs. A timeout the
+    user set (``--timeout``, ini, their own marker) stays."""
+    if not config.pluginmanager.hasplugin("timeout") or (
+        config.getoption("timeout", None) or config.getini("timeout") not in (None, "", "0")
+        or os.environ.get("PYTEST_TIMEOUT")
+    ):
+        return
+    evaluator = config.stash[EVALUATOR_KEY]
+    for item in items:
+        planned = task_id(item)
+        if planned is not None and planned in evaluator.tasks and not item.get_closest_marker("timeout"):
+            ceiling = evaluator.ceiling_s(evaluator.task(planned)) + LAST_RESORT_GRACE_S
+            item.add_marker(pytest.mark.timeout(ceiling, func_only=True))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Start this item's evaluation, and those of the items this process runs next."""
+    evaluator = item.config.stash.get(EVALUATOR_KEY, None)
+    planned = task_id(item)
+    if evaluator is not None and planned is not None:
+        depth = evaluator.settings.concurrency
+        evaluator.look_ahead([planned, *upcoming(item, nextitem, depth)])
 
 
 @pytest.hookimpl(tryfirst=True)

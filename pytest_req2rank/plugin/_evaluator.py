@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
+from concurrent.futures import TimeoutError as FutureTimeout
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..execution import RunOptions, run_requirement, run_task
-from ..models import ItemResult, ModelSpec, Task, Usage
+from ..models import COMPLEXITIES, ItemResult, ModelSpec, Task, Usage
 from ..plan import RunPlan
-from ..providers import CachedProvider, Provider, resolve_provider
-from ..sandbox import Sandbox, create_sandbox
+from ..providers import CachedProvider, Provider, RetryPolicy, calls_refused, resolve_provider
+from ..sandbox import Sandbox, TakingTurns, create_sandbox
 from ..settings import Settings
+from ._prefetch import Prefetcher
 
 if TYPE_CHECKING:
     from ..generation import Template
@@ -29,6 +32,10 @@ class Evaluator:
     Every model answer is written to the store's response cache as it arrives,
     keyed by run id; a resumed run (same run id) is answered from the cache and
     returns items that had already finished without running them again.
+
+    When a model of the run answers over the network, the items this process runs next are
+    evaluated ahead of pytest (:mod:`._prefetch`), ``--r2r-concurrency`` of them at most, and
+    an item that has no result within its ceiling (:meth:`ceiling_s`) is an ``api_error``.
 
     The store, the generator and the judge panel are imported on first use: a
     static suite without judges never loads them (nor numpy, jsonschema or
@@ -69,7 +76,7 @@ class Evaluator:
 
     @cached_property
     def sandbox(self) -> Sandbox:
-        return create_sandbox(self.settings.sandbox)
+        return TakingTurns(create_sandbox(self.settings.sandbox))
 
     @cached_property
     def options(self) -> RunOptions:
@@ -120,7 +127,59 @@ class Evaluator:
     def _judge_provider(self, model: str) -> Provider:
         return self._cached_provider(model, api_base=None)
 
+    @cached_property
+    def _prefetcher(self) -> Prefetcher | None:
+        """Items ahead of pytest only when a model waits on the network: offline models answer
+        at once, and their runs keep one thread."""
+        models = [self.provider, *([self.generator] if self.generator else []), *self.judges]
+        if all(model.offline for model in models):
+            return None
+        return Prefetcher(self._evaluate_now, depth=self.settings.concurrency)
+
+    def look_ahead(self, item_ids: Sequence[str]) -> None:
+        """Start evaluating the items with ``item_ids``: this process runs them next, in order."""
+        prefetcher = self._prefetcher
+        if prefetcher is not None:
+            self._build_shared()
+            prefetcher.ahead([self.tasks[i] for i in item_ids if i in self.tasks])
+
+    def _build_shared(self) -> None:
+        """Build what the evaluation threads share here, on pytest's thread, not on theirs."""
+        built = [self.options, self.sandbox, self.panel_config if self.judges else None]
+        if self.settings.suite.kind == "dynamic":
+            built.append(self.templates)
+
     def evaluate(self, task: Task) -> ItemResult:
+        """The result of ``task``; when it was started ahead, that evaluation's."""
+        prefetcher = self._prefetcher
+        if prefetcher is None or self.tasks.get(task.item_id) is not task:
+            return self._evaluate_now(task)
+        future = prefetcher.take(task)
+        ceiling = self.ceiling_s(task)
+        try:
+            return future.result(timeout=ceiling)
+        except FutureTimeout:
+            future.cancel()
+            return lost_item(task, self.settings.model.text, "api_error",
+                             f"no result within the item's ceiling of {ceiling:.0f} s (model "
+                             "calls, retries, sandbox and judges together); the run went on")
+
+    def ceiling_s(self, task: Task) -> float:
+        """The longest an item may take: each model call of its own at its worst (every attempt
+        timed out, every wait the longest; one more for the calls ahead of it in the gate),
+        and its sandbox executions."""
+        api_s = self.settings.timeout
+        level = COMPLEXITIES.get(str((task.spec or {}).get("complexity")))
+        if level is not None:
+            api_s = max(api_s, level.timeout_s)
+        calls = 2 + (1 if self.judges else 0) + (3 if self.generator is not None else 0)
+        # HumanEval-form checks and probes run a few executions of a budget each; a generator's
+        # calibration grades mutants as well.
+        executions = (len(task.cases) + SANDBOX_EXECUTIONS) * (10 if self.generator else 1)
+        return (calls * RetryPolicy().longest_call_s(api_s)
+                + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
+
+    def _evaluate_now(self, task: Task) -> ItemResult:
         if self.settings.resume:
             finished = self.store.item(self.plan.run_id, task.item_id)
             if finished is not None:
@@ -149,7 +208,8 @@ class Evaluator:
                 elaboration = elaborate(requirement, self.generator,
                                         sandbox_grader(self.sandbox))
             except InfrastructureError as exc:
-                return lost_requirement(task, self.settings.model.text, f"calibration failed: {exc}")
+                return lost_item(task, self.settings.model.text, "sandbox_error",
+                                 f"calibration failed: {exc}")
             requirement = elaboration.requirement
             provenance = elaboration.provenance.model_dump(mode="json")
             generator_usage = elaboration.usage
@@ -170,6 +230,10 @@ class Evaluator:
         return judge_result(result, self.judges, self.panel_config, requirement)
 
     def close(self) -> None:
+        """Stop what runs ahead (:meth:`Prefetcher.close`), then release everything."""
+        prefetcher = self.__dict__.get("_prefetcher")
+        if prefetcher is not None:
+            prefetcher.close(calls_refused)
         for judge in self.__dict__.get("judges", []):
             judge.close()
         for name in ("sandbox", "provider", "generator", "store"):
@@ -179,7 +243,12 @@ class Evaluator:
                     resource.close()
 
 
-def lost_requirement(task: Task, model: str, reason: str) -> ItemResult:
-    """A requirement item the sandbox could not prepare: infrastructure, not the model's fault."""
+CEILING_MARGIN_S = 60.0
+SANDBOX_EXECUTIONS = 20
+
+
+def lost_item(task: Task, model: str, status: str, reason: str) -> ItemResult:
+    """An item lost to infrastructure (``api_error``, ``sandbox_error``), not the model's fault."""
+    kind = "dynamic" if task.form == "requirement" else "static"
     return ItemResult(item_id=task.item_id, dataset=task.dataset, task_id=task.task_id, model=model,
-                      status="sandbox_error", reason=reason, kind="dynamic")
+                      status=status, reason=reason, kind=kind)

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pytest
-
-if TYPE_CHECKING:
-    pass
 
 EVALUATOR_KEY = pytest.StashKey["Evaluator"]()
 CONTROLLER_KEY = pytest.StashKey["Controller"]()

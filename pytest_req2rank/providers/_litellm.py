@@ -6,20 +6,15 @@ import os
 import threading
 import time
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..models import FAKE_PREFIX
+from ..models import DEFAULT_CONCURRENCY, FAKE_PREFIX
 from ._base import Completion, CompletionRequest, Provider, ProviderConfigError
 from ._env import import_litellm
-from ._retry import RetryPolicy, Sleep, call_with_retries
+from ._retry import HARD_TIMEOUT_GRACE_S, RetryPolicy, Sleep, call_with_retries
 from ._usage import response_cost, response_text, token_counts
 from .fake import register_fake_provider
 
-if TYPE_CHECKING:
-    import asyncio
-
-# Grace on top of the request's own timeout, for providers that ignore it.
-HARD_TIMEOUT_GRACE_S = 10.0
 # The OpenAI SDK refuses to start without a key, even for a keyless local server.
 _PLACEHOLDER_KEY = "sk-no-key-required"
 
@@ -28,13 +23,14 @@ class LiteLLMProvider(Provider):
     """A model served through litellm, with retries, a concurrency cap and usage accounting.
 
     ``complete`` is synchronous and thread-safe; every call runs on the process's
-    one background event loop, where at most ``concurrency`` requests of this
-    provider are in flight (waiting out a backoff does not hold a slot).
+    one background event loop and passes the process's :class:`._gate.CallGate`: at most
+    ``concurrency`` calls of all providers in flight (waiting out a backoff does not hold a
+    slot), and a rate limit pauses every call of this model.
     ``fake/<name>`` models are served in-process by :mod:`pytest_req2rank.providers.fake`.
     litellm is imported on the first call, not before.
     """
 
-    def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = 4,
+    def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                  policy: RetryPolicy | None = None, sleep: Sleep | None = None) -> None:
         if concurrency < 1:
             raise ProviderConfigError(f"concurrency must be at least 1, got {concurrency}")
@@ -43,7 +39,6 @@ class LiteLLMProvider(Provider):
         self.concurrency = concurrency
         self.policy = policy or RetryPolicy()
         self._sleep: Sleep | None = sleep
-        self._semaphore: asyncio.Semaphore | None = None
         self._litellm: ModuleType | None = None
         self._ready_lock = threading.Lock()
 
@@ -111,20 +106,22 @@ class LiteLLMProvider(Provider):
     async def _acomplete(self, request: CompletionRequest) -> Completion:
         import asyncio  # already loaded here (this runs on the event loop); kept off the module
 
+        from ._gate import call_gate  # as asyncio
+
         litellm = self._ensure_ready()
         self._register_fake()
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.concurrency)
-        semaphore = self._semaphore
+        gate = call_gate(self.concurrency)
         kwargs = self.request_kwargs(request)
 
         async def attempt() -> Any:
-            async with semaphore:
+            async with gate.slot(self.model):
                 async with asyncio.timeout(request.timeout_s + HARD_TIMEOUT_GRACE_S):
                     return await litellm.acompletion(**kwargs)
 
         started = time.perf_counter()
-        done = await call_with_retries(attempt, policy=self.policy, sleep=self._sleep or asyncio.sleep)
+        done = await call_with_retries(attempt, policy=self.policy,
+                                       sleep=self._sleep or asyncio.sleep,
+                                       shared=(gate, self.model))
         latency = time.perf_counter() - started
         response = done.value
         prompt_tokens, completion_tokens = token_counts(response)

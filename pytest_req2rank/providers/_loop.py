@@ -11,7 +11,10 @@ import atexit
 import os
 import threading
 from collections.abc import Coroutine
+from concurrent.futures import CancelledError, Future
 from typing import Any, TypeVar
+
+from ._inflight import check_not_refused, track
 
 T = TypeVar("T")
 
@@ -51,14 +54,25 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         coro.close()
         raise RuntimeError("a blocking provider call from the provider loop would deadlock; "
                            "await acomplete() instead")
-    return asyncio.run_coroutine_threadsafe(coro, background_loop()).result()
+    return _submit(coro).result()
 
 
 async def run_there(coro: Coroutine[Any, Any, T]) -> T:
     """Await ``coro`` on the background loop from any loop (directly when already there)."""
     if on_background_loop():
         return await coro
-    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, background_loop()))
+    return await asyncio.wrap_future(_submit(coro))
+
+
+def _submit(coro: Coroutine[Any, Any, T]) -> Future[T]:
+    try:
+        check_not_refused()
+    except CancelledError:
+        coro.close()
+        raise
+    future = asyncio.run_coroutine_threadsafe(coro, background_loop())
+    track(future)
+    return future
 
 
 @atexit.register

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..models import ModelSpec
+from ..models import DEFAULT_CONCURRENCY, ModelSpec
 from ._base import Provider, ProviderConfigError
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
@@ -40,7 +40,8 @@ def load_offline(model: ModelSpec | str, *, task_ids: Iterable[str] | None = Non
 
 
 def resolve_provider(
-    model: ModelSpec | str, *, api_base: str | None = None, concurrency: int = 4
+    model: ModelSpec | str, *, api_base: str | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY
 ) -> Provider:
     """The provider for ``model``: ``r2r/…`` offline built-ins, else the LiteLLM adapter.
 

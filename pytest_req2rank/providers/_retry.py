@@ -2,7 +2,8 @@
 
 Rate limits (429) and transient server or connection faults back off
 1 s → 2 s → 4 s (doubling, capped at 8 s), at most 3 retries, or wait for the
-server's Retry-After hint (capped). An API timeout is retried once, at once;
+server's Retry-After hint (capped). A rate limit pauses every call of that model in the
+process for that wait (:class:`._gate.CallGate`), not only the call that got it. An API timeout is retried once, at once;
 a second one is a ``timeout``. Anything else, and exhausted retries, is an
 ``api_error``.
 """
@@ -11,13 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from ._base import ProviderError
 from ._errors import classify, describe, retry_after_s
 
 T = TypeVar("T")
+
+HARD_TIMEOUT_GRACE_S = 10.0
+"""Grace on top of a request's own timeout, for providers that ignore it."""
 Sleep = Callable[[float], Awaitable[None]]
+
+
+class SharedPause(Protocol):
+    """Where a rate limit's wait is shared with the other calls of the model."""
+
+    def pause(self, model: str, seconds: float) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -29,6 +39,13 @@ class RetryPolicy:
     max_delay_s: float = 8.0
     max_retry_after_s: float = 60.0
     timeout_retries: int = 1
+
+    def longest_call_s(self, timeout_s: float) -> float:
+        """An upper bound on one call's wall time: every attempt runs to its hard timeout
+        (``timeout_s`` plus the grace), every wait is the longest allowed."""
+        attempts = 1 + self.max_retries + self.timeout_retries
+        longest_wait = max(self.max_retry_after_s, self.max_delay_s)
+        return attempts * (timeout_s + HARD_TIMEOUT_GRACE_S) + self.max_retries * longest_wait
 
     def backoff_s(self, retry: int) -> float:
         """The wait before retry number ``retry`` (0-based) without a server hint."""
@@ -52,8 +69,12 @@ class Attempted(Generic[T]):
 
 
 async def call_with_retries(call: Callable[[], Awaitable[T]], *, policy: RetryPolicy,
-                            sleep: Sleep) -> Attempted[T]:
-    """Await ``call()`` until it succeeds or the policy gives up with :class:`ProviderError`."""
+                            sleep: Sleep, shared: tuple[SharedPause, str] | None = None
+                            ) -> Attempted[T]:
+    """Await ``call()`` until it succeeds or the policy gives up with :class:`ProviderError`.
+
+    With ``shared = (gate, model)``, a rate limit's wait also pauses the model's other calls.
+    """
     attempts = retries = timeouts = 0
     delays: list[float] = []
     while True:
@@ -77,6 +98,9 @@ async def call_with_retries(call: Callable[[], Awaitable[T]], *, policy: RetryPo
                     attempts=attempts,
                 ) from exc
             delay = policy.delay_s(exc, retries)
+            if kind == "rate_limit" and shared is not None:
+                gate, model = shared
+                gate.pause(model, delay)
             delays.append(delay)
             retries += 1
             await sleep(delay)

@@ -4,6 +4,7 @@ from ._base import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox, SandboxUna
 from ._files import PathEscape, check_path
 from ._process import ProcessSandbox
 from ._registry import create_sandbox
+from ._turns import TakingTurns
 
 __all__ = [
     "PYTHON",
@@ -14,6 +15,7 @@ __all__ = [
     "ProcessSandbox",
     "Sandbox",
     "SandboxUnavailable",
+    "TakingTurns",
     "check_path",
     "create_sandbox",
 ]

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import ConfigurationError
 from ..models import (
     COMPLEXITIES,
+    DEFAULT_CONCURRENCY,
     DEFAULT_EXECUTION_WEIGHT,
     DOMAINS,
     REFERENCE_MODEL,
@@ -52,7 +53,7 @@ class Settings(BaseModel):
     db: Path | None = None
     dir: Path = Path(DEFAULT_DIR)
     api_base: str | None = None
-    concurrency: int = Field(default=4, ge=1, le=1024)
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=1024)
     timeout: float = Field(default=120.0, gt=0)
     max_tokens: int = Field(default=2048, ge=1)
     temperature: float = Field(default=0.0, ge=0, le=2)

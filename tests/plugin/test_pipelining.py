@@ -1,0 +1,157 @@
+"""Items evaluated ahead of pytest: calls of different items overlap, up to ``--r2r-concurrency``
+in flight per process; results are a serial run's; ``-x`` stops without waiting on calls in
+flight; an item without a result within its ceiling is an ``api_error``; xdist's queue is read.
+
+Runs that call litellm run in-process (tests/conftest.py keeps litellm across them).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_req2rank.plugin._evaluator import Evaluator
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
+
+TASKS = 8
+VOLATILE = ("started_at", "finished_at", "timings", "judge_time_s", "worker", "usage", "tests")
+
+
+def _task(n: int) -> dict[str, Any]:
+    return {"task_id": f"add{n}", "entry_point": f"add{n}",
+            "prompt": f"def add{n}(a, b):\n    \"\"\"Return a + b + {n}.\"\"\"\n",
+            "canonical_solution": f"    return a + b + {n}\n",
+            "test": f"def check(candidate):\n    assert candidate(1, 2) == {3 + n}\n"
+                    f"    assert candidate(0, 0) == {n}\n"}
+
+
+def _answer(n: int, *, right: bool = True) -> str:
+    body = f"a + b + {n}" if right else "a - b"
+    return f"```python\ndef add{n}(a, b):\n    return {body}\n```"
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``suite.jsonl`` with TASKS tasks; returns the call log of the fake model's script,
+    written by :func:`script`."""
+    (pytester.path / "suite.jsonl").write_text(
+        "".join(json.dumps(_task(n)) + "\n" for n in range(TASKS)))
+    monkeypatch.chdir(pytester.path)
+    yield pytester.path / "calls.jsonl"
+    reset_fake_state()
+
+
+def script(path: Path, monkeypatch: pytest.MonkeyPatch, delays: dict[int, float],
+           wrong: tuple[int, ...] = ()) -> None:
+    """``fake/coder`` answers task n after ``delays[n]`` seconds (right unless n is ``wrong``)."""
+    rules = [{"match": rf"def add{n}\(", "responses": [
+        {"text": _answer(n, right=n not in wrong), "delay_s": delays.get(n, 0.0),
+         "usage": {"prompt_tokens": 50, "completion_tokens": 20}}]} for n in range(TASKS)]
+    env = write_fake_script(path.parent / "script.json", {"models": {"coder": rules}},
+                            log_path=path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
+def _stable(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in item.items() if k not in VOLATILE} for item in items]
+
+
+RUN = ("--r2r-suite=jsonl:suite.jsonl", "--r2r-model=fake/coder", "--r2r-seed=5",
+       "--r2r-judges=none")
+
+
+def test_calls_of_different_items_overlap_and_results_match_a_serial_run(
+    pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(suite, monkeypatch, dict.fromkeys(range(TASKS), 0.3), wrong=(3,))
+    ahead = pytester.runpytest(*RUN, "--r2r-concurrency=4", "--r2r-json=ahead.json",
+                               "-p", "no:xdist")
+    ahead.assert_outcomes(passed=TASKS - 1, failed=1)
+    in_flight = [call["in_flight"] for call in read_fake_log(suite)]
+    assert len(in_flight) == TASKS
+    assert max(in_flight) == 4, "calls of different items did not overlap up to the cap"
+
+    suite.unlink()
+    serial = pytester.runpytest(*RUN, "--r2r-concurrency=1", "--r2r-json=serial.json",
+                                "-p", "no:xdist")
+    serial.assert_outcomes(passed=TASKS - 1, failed=1)
+    assert max(call["in_flight"] for call in read_fake_log(suite)) == 1
+    ahead_items = json.loads((pytester.path / "ahead.json").read_text())["items"]
+    serial_items = json.loads((pytester.path / "serial.json").read_text())["items"]
+    assert [item["item_id"] for item in ahead_items] == [f"suite/add{n}" for n in range(TASKS)]
+    assert _stable(ahead_items) == _stable(serial_items)
+
+
+def test_each_xdist_worker_starts_the_items_of_its_queue(
+    pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(suite, monkeypatch, dict.fromkeys(range(TASKS), 0.5))
+    result = pytester.runpytest(*RUN, "--r2r-concurrency=4", "-n", "2")
+    result.assert_outcomes(passed=TASKS)
+    peak: dict[int, int] = defaultdict(int)
+    for call in read_fake_log(suite):
+        peak[call["pid"]] = max(peak[call["pid"]], call["in_flight"])
+    # pytest's own look-ahead (nextitem) would give 2; the worker's queue gives 4 each.
+    assert len(peak) == 2 and set(peak.values()) == {4}, peak
+
+
+def test_x_stops_at_once_and_leaves_no_thread(
+    pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first item fails at once; every other answer would take a minute.
+    script(suite, monkeypatch, {n: 60.0 for n in range(1, TASKS)}, wrong=(0,))
+    result = pytester.runpytest(*RUN, "--r2r-concurrency=8", "--r2r-json=results.json",
+                                "--r2r-db=store.db", "-x", "-p", "no:xdist")
+    result.assert_outcomes(failed=1)
+    assert [call["outcome"] for call in read_fake_log(suite)] == ["text"], \
+        "a call cancelled at the stop was answered"
+    assert not [t for t in threading.enumerate() if t.name.startswith("r2r-item")]
+    items = json.loads((pytester.path / "results.json").read_text())["items"]
+    assert [(item["item_id"], item["status"]) for item in items] == [
+        ("suite/add0", "wrong_answer")]
+
+
+def test_an_item_without_a_result_within_its_ceiling_is_an_api_error(
+    pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(suite, monkeypatch, {2: 60.0})
+    monkeypatch.setattr(Evaluator, "ceiling_s", lambda self, task: 1.0)
+    result = pytester.runpytest(*RUN, "--r2r-json=results.json", "-p", "no:xdist")
+    result.assert_outcomes(passed=TASKS - 1, failed=1)
+    items = {item["item_id"]: item for item in
+             json.loads((pytester.path / "results.json").read_text())["items"]}
+    lost = items["suite/add2"]
+    assert lost["status"] == "api_error" and "ceiling of 1 s" in lost["reason"]
+    assert all(item["status"] == "success" for key, item in items.items() if key != "suite/add2")
+
+
+def test_benchmark_items_carry_a_pytest_timeout_past_their_ceiling(
+    pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(suite, monkeypatch, {})
+    pytester.makeconftest("""
+        import pytest
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                marker = item.get_closest_marker("timeout")
+                if marker is not None:
+                    print("TIMEOUT", item.name, marker.args[0], marker.kwargs)
+    """)
+    result = pytester.runpytest(*RUN, "--collect-only", "-s", "-p", "no:xdist")
+    lines = [line.split(" ", 3) for line in result.outlines if line.startswith("TIMEOUT")]
+    assert len(lines) == TASKS
+    # 2 calls at their worst (120 s API timeout, retries, waits) + sandbox + margins
+    assert {float(line[2]) for line in lines} == {2 * (5 * 130 + 3 * 60) + 20 * 5 + 60 + 60}
+    assert {line[3] for line in lines} == {"{'func_only': True}"}
+    mine = pytester.runpytest(*RUN, "--collect-only", "-s", "-p", "no:xdist", "--timeout=7")
+    assert not [line for line in mine.outlines if line.startswith("TIMEOUT")], \
+        "a --timeout of the user's was overridden"
