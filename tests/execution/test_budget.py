@@ -120,7 +120,7 @@ def test_calls_carry_budgets_from_the_recorded_reference(spy: Spy) -> None:
     expected = BudgetRule(5.0).budgets([test.seconds for test in recording.tests])
     [calls] = spy.specs("calls")
     assert [test["budget"] for test in calls["tests"]] == list(expected.tests) == [1.0] * 4
-    assert calls["program_s"] == expected.program_s == 2.0
+    assert calls["program_s"] == expected.program_s == 3.0
     [record] = spy.specs("record")
     assert record["per_test_s"] == 10.0  # the reference's own run: generous
 
@@ -204,7 +204,7 @@ def test_probes_carry_budgets_from_the_reference(spy: Spy) -> None:
     reference, candidate = spy.specs("probes")
     assert reference["per_test_s"] == 10.0
     assert [probe["budget"] for probe in candidate["probes"]] == [1.0] * 3
-    assert candidate["program_s"] == 2.0
+    assert candidate["program_s"] == 3.0
     spy.requests.clear()
     assert grade_probes(MODULE, PROBES, spy, timeout_s=5).status == "success"
     [unknown] = spy.specs("probes")

@@ -106,16 +106,22 @@ def report(label: str, graded: dict[str, tuple[str, list[float]]],
            references: dict[str, list[float]]) -> None:
     rule = BudgetRule(BASE_S)
     statuses = Counter((key.split("|")[1], status) for key, (status, _) in graded.items())
-    margins = []
+    margins, programs = [], []
     for key, (_, durations) in graded.items():
         budgets = rule.budgets(references[key.split("|")[0]])
         margins += [(budget / max(took, 1e-9), key, index, took)
                     for index, (budget, took) in enumerate(zip(budgets.tests, durations))]
+        programs.append((budgets.program_s / max(sum(durations), 1e-9), key, sum(durations),
+                         budgets.program_s))
     margins.sort()
+    programs.sort()
     print(f"{label}: statuses {dict(sorted(statuses.items()))}")
-    for margin, key, index, took in margins[:5]:
-        print(f"  smallest margins: {key} test {index}: took {took * 1000:.1f} ms, "
+    for margin, key, index, took in margins[:3]:
+        print(f"  smallest test margins: {key} test {index}: took {took * 1000:.1f} ms, "
               f"budget/took {margin:.1f}")
+    for margin, key, took, budget in programs[:3]:
+        print(f"  smallest program margins: {key}: its tests took {took * 1000:.1f} ms, "
+              f"program budget {budget:.2f} s, budget/took {margin:.1f}")
 
 
 def main() -> None:
