@@ -35,8 +35,8 @@ that appears only with the candidate's answers is the candidate's runtime error.
 A test's time budget follows the reference's time in its calls (:mod:`._budget`), and it may
 report ``OUTPUT_FACTOR`` x the reference's output bytes; predicted by the candidate's own
 run, the base budget and the default output limit. The first test that runs out of time ends
-the program's execution: the tests after it are ``timeout``, unrun. A warm task whose tests are all
-host-decided (163 of HumanEval's 164) is graded in one execution.
+the program's execution: the tests after it are ``timeout``, unrun. A warm task whose tests
+are all host-decided (163 of HumanEval's 164) is graded in one execution.
 """
 
 from __future__ import annotations
@@ -141,7 +141,8 @@ class _Item:
 
     def __init__(self, task: Task, files: dict[str, str], sandbox: Sandbox,
                  check: DecomposedCheck, rule: BudgetRule) -> None:
-        self.task, self.files, self.sandbox, self.check, self.rule = task, files, sandbox, check, rule
+        self.task, self.files, self.sandbox, self.check = task, files, sandbox, check
+        self.rule = rule
         self.verdicts: dict[int, TestOutcome] = {}
         self.answers: dict[int, list[Answer]] = {}
         """Per test not decided on the host, the answers of its calls that ran."""

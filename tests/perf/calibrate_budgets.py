@@ -155,8 +155,8 @@ def main() -> None:
           f"{every[len(every) // 2] * 1e3:.3f} ms, p99 {every[int(len(every) * .99)] * 1e3:.1f} ms,"
           f" max {every[-1] * 1e3:.1f} ms; above floor/multiple "
           f"({FLOOR_S / MULTIPLE * 1e3:.0f} ms): {sum(s > FLOOR_S / MULTIPLE for s in every)}")
-    print(f"reference time per problem (all tests), idle: median {totals[len(totals) // 2] * 1e3:.1f}"
-          f" ms, max {totals[-1] * 1e3:.1f} ms "
+    print(f"reference time per problem (all tests), idle: median "
+          f"{totals[len(totals) // 2] * 1e3:.1f} ms, max {totals[-1] * 1e3:.1f} ms "
           f"({max(references, key=lambda t: sum(references[t]))})")
     ratios = sorted(sum(loaded_refs[t]) / max(sum(references[t]), 1e-9) for t in references)
     print(f"reference per problem, loaded / idle: median {ratios[len(ratios) // 2]:.2f}, "
