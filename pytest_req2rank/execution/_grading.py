@@ -13,27 +13,29 @@ from collections.abc import Mapping, Sequence
 
 from ..models import ExecutionResult, Probe, Task, TestOutcome, TestStatus, final_status
 from ..sandbox import PathEscape, Sandbox, check_path
+from ._budget import FLOOR_S, MULTIPLE, BudgetRule
 from ._decompose import decompose
 from ._execute import SandboxFailed
 from ._extract import ENTRY_FILE, defines
-from ._io import case_outcomes
-from ._probes import probe_outcomes
+from ._io import case_budgets, case_outcomes
+from ._probes import probe_budgets, probe_outcomes
 from ._recording import ReferenceCache, default_directory
-from ._replay import TIMEOUT_FACTOR, Ungradable, check_outcomes
+from ._replay import Ungradable, check_outcomes
 
 REFERENCE_CACHE = ReferenceCache(default_directory())
 """The process-wide cache of reference recordings, persisted in :func:`default_directory`."""
 
 
 def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float,
-          timeout_factor: float = TIMEOUT_FACTOR,
+          multiple: float = MULTIPLE, floor_s: float = FLOOR_S,
           reference_cache: ReferenceCache | None = None) -> ExecutionResult:
     """Grade ``files`` (``solution.py`` is the program) against ``task``'s tests.
 
-    ``timeout_s`` is the base budget of one test (an I/O case, a ``check`` test); a
-    HumanEval-form test gets ``max(timeout_s, timeout_factor x the reference's time)``.
-    ``reference_cache`` holds the reference recordings (default: :data:`REFERENCE_CACHE`).
-    Raises ``ValueError`` for a task without tests: it cannot be judged.
+    ``timeout_s`` is the ceiling of one test's budget (an I/O case, a ``check`` test), and its
+    budget when the reference's time is unknown; with it, a test gets ``clamp(multiple x the
+    reference's time, floor_s, timeout_s)`` (:mod:`._budget`). ``reference_cache`` holds the
+    reference recordings and times (default: :data:`REFERENCE_CACHE`). Raises
+    ``ValueError`` for a task without tests: it cannot be judged.
     """
     if task.form == "io" and not task.cases:  # a check() always makes at least one test
         raise ValueError(f"task {task.task_id!r} has no tests")
@@ -45,30 +47,38 @@ def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: flo
                  else decompose(task.test or "", task.entry_point or "").names)
         return _result([TestOutcome(name=name, status=problem[0], detail=problem[1])
                         for name in names], 0.0, sandbox.name)
+    rule = BudgetRule(timeout_s, multiple, floor_s)
     try:
         if task.form == "io":
-            tests, duration = case_outcomes(files, task.cases, sandbox, timeout_s=timeout_s)
+            tests, duration = case_outcomes(files, task.cases, sandbox,
+                                            budgets=case_budgets(task, sandbox, rule, cache))
         else:
-            tests, duration = check_outcomes(task, files, sandbox, timeout_s=timeout_s,
-                                             timeout_factor=timeout_factor, cache=cache)
+            tests, duration = check_outcomes(task, files, sandbox, rule=rule, cache=cache)
     except (SandboxFailed, Ungradable) as exc:
         return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
     return _result(tests, duration, sandbox.name)
 
 
 def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbox, *,
-                 timeout_s: float, setup: str = "") -> ExecutionResult:
+                 timeout_s: float, setup: str = "", reference: dict[str, str] | None = None,
+                 multiple: float = MULTIPLE, floor_s: float = FLOOR_S,
+                 reference_cache: ReferenceCache | None = None) -> ExecutionResult:
     """Run each probe's code (after ``setup``) against ``files`` in one execution and judge
-    the returned plain data on the host; ``probe.expect`` never enters the sandbox."""
+    the returned plain data on the host; ``probe.expect`` never enters the sandbox.
+
+    Budgets as in :func:`grade`, from the ``reference`` solution's times in the probes
+    (without one, ``timeout_s`` a probe)."""
     if not probes:
         raise ValueError("grade_probes() needs at least one probe")
     problem = _static_problem({**files, "<setup>.py": setup})
     if problem is not None:
         return _result([TestOutcome(name=p.name, status=problem[0], detail=problem[1])
                         for p in probes], 0.0, sandbox.name)
+    rule = BudgetRule(timeout_s, multiple, floor_s)
     try:
-        tests, duration = probe_outcomes(files, probes, sandbox, timeout_s=timeout_s,
-                                         setup=setup)
+        budgets = probe_budgets(reference or {}, probes, sandbox, setup=setup, rule=rule,
+                                cache=reference_cache or REFERENCE_CACHE)
+        tests, duration = probe_outcomes(files, probes, sandbox, setup=setup, budgets=budgets)
     except SandboxFailed as exc:
         return ExecutionResult(status="sandbox_error", reason=str(exc), sandbox=sandbox.name)
     return _result(tests, duration, sandbox.name)

@@ -16,6 +16,7 @@ from typing import Any
 from .. import sandboxed
 from ..models import TestStatus
 from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Limits, Sandbox
+from ._budget import Budgets
 from ._execute import SHOWN_CHARS, execute, process_failure
 
 START_FILE = "_r2r_start.py"
@@ -25,10 +26,9 @@ WARM_START = f"__import__({BOOT_MODULE!r}).start()\n"
 MODULES = {"_r2r_harness": "harness", "_r2r_replay": "replay"}
 """The harness's modules in the sandbox, and their names in :mod:`pytest_req2rank.sandboxed`."""
 REPLAY_MODES = frozenset({"record", "calls", "checker"})
-TIMEOUTS_PER_EXECUTION = 3
-"""An execution's budget is this many per-test budgets: a few looping tests are each
-``timeout`` while the others still run; beyond that, the rest are ``timeout`` unrun."""
 STARTUP_SLACK_S = 1.0
+"""The process may take this long beyond the program's budget (start, records) before it is
+killed: only code that holds off the harness's alarm (a long C call) is stopped this way."""
 
 
 @dataclass(frozen=True)
@@ -49,22 +49,23 @@ class HarnessRun:
 
 
 def run_harness(sandbox: Sandbox, spec: dict[str, Any], *, files: Mapping[str, str], tests: int,
-                timeout_s: float, limits: Limits | None = None) -> HarnessRun:
-    """Run the harness on ``files`` with ``spec`` for ``tests`` tests, each within
-    ``timeout_s``; raises :class:`SandboxFailed` when the sandbox fails twice."""
-    request, nonce = _request(files, spec, tests, timeout_s=timeout_s, limits=limits or Limits(),
+                budgets: Budgets, limits: Limits | None = None) -> HarnessRun:
+    """Run the harness on ``files`` with ``spec`` for ``tests`` tests, within ``budgets`` (a
+    test without its own budget in ``spec`` gets the largest); raises :class:`SandboxFailed`
+    when the sandbox fails twice."""
+    request, nonce = _request(files, spec, tests, budgets=budgets, limits=limits or Limits(),
                               warm=sandbox.warm_modules)
     outcome = execute(sandbox, request)
     return HarnessRun(_records(outcome, nonce, tests), outcome)
 
 
-def _request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *, timeout_s: float,
+def _request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *, budgets: Budgets,
              limits: Limits, warm: bool) -> tuple[ExecRequest, str]:
     """The request, and its nonce. ``warm``: the sandbox imports the harness's modules ahead
     of the run (:attr:`Sandbox.warm_modules`), so they are not shipped compiled on stdin."""
     nonce = secrets.token_hex(16)
-    budget = timeout_s * min(max(tests, 1), TIMEOUTS_PER_EXECUTION)
-    spec = {**spec, "per_test_s": timeout_s, "budget_s": budget,
+    spec = {**spec, "per_test_s": max(budgets.tests, default=budgets.program_s),
+            "program_s": budgets.program_s,
             "record_bytes": max(2_000, limits.output_bytes // (tests + 1))}
     replay = spec.get("mode") in REPLAY_MODES
     boot = sandboxed.source("boot")
@@ -75,7 +76,7 @@ def _request(files: Mapping[str, str], spec: dict[str, Any], tests: int, *, time
         argv=(PYTHON, START_FILE),
         stdin=f"{nonce}\n{base64.b64encode(marshal.dumps(spec)).decode()}\n"
               + ("\n\n" if warm else _compiled(replay)),
-        timeout_s=budget + max(STARTUP_SLACK_S, timeout_s),
+        timeout_s=budgets.program_s + STARTUP_SLACK_S,
         limits=limits,
     )
     return request, nonce

@@ -1,5 +1,9 @@
 """Grading requirement probes: one harness execution runs every probe and reports the values
-they produced; the host compares them with ``probe.expect``, which never enters the sandbox."""
+they produced; the host compares them with ``probe.expect``, which never enters the sandbox.
+
+Each probe's budget follows the reference's time in it (:mod:`._budget`), measured once per
+requirement and cached by content; the first probe that runs out of time leaves the later
+ones unrun (``timeout``)."""
 
 from __future__ import annotations
 
@@ -8,20 +12,42 @@ from typing import Any
 
 from ..models import Probe, TestOutcome, TestStatus
 from ..sandbox import Sandbox
+from ._budget import BudgetRule, Budgets
 from ._compare import values_match
 from ._execute import SHOWN_CHARS
 from ._harness import duration_of, run_harness, show, text
+from ._recording import ReferenceCache
 
 _FAILED: dict[str, TestStatus] = {"nonplain": "wrong_answer", "toolarge": "wrong_answer",
                                   "timeout": "timeout"}
 
 
+def probe_budgets(reference: dict[str, str], probes: Sequence[Probe], sandbox: Sandbox, *,
+                  setup: str, rule: BudgetRule, cache: ReferenceCache) -> Budgets:
+    """The probes' budgets, from the reference's times (measured now when not cached); the
+    base budgets when there is no reference or it fails a probe."""
+    if not reference:
+        return rule.unknown(len(probes))
+    parts = ["probes", sorted(reference.items()), setup,
+             [(p.name, p.code, p.raises, repr(p.expect), p.tolerance) for p in probes]]
+    times = cache.times(parts)
+    if times is None:
+        tests, _ = probe_outcomes(reference, probes, sandbox, setup=setup,
+                                  budgets=rule.for_reference().unknown(len(probes)))
+        if not all(test.status == "success" for test in tests):
+            return rule.unknown(len(probes))
+        times = tuple(test.duration_s for test in tests)
+        cache.keep_times(parts, times)
+    return rule.budgets(times)
+
+
 def probe_outcomes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbox, *,
-                   timeout_s: float, setup: str) -> tuple[list[TestOutcome], float]:
+                   setup: str, budgets: Budgets) -> tuple[list[TestOutcome], float]:
     """Each probe's outcome, and the sandbox time."""
     spec = {"mode": "probes", "setup": setup,
-            "probes": [{"name": p.name, "code": p.code} for p in probes]}
-    run = run_harness(sandbox, spec, files=files, tests=len(probes), timeout_s=timeout_s)
+            "probes": [{"name": p.name, "code": p.code, "budget": budget}
+                       for p, budget in zip(probes, budgets.tests)]}
+    run = run_harness(sandbox, spec, files=files, tests=len(probes), budgets=budgets)
     found: list[TestOutcome] = []
     for probe, record in zip(probes, run.records):
         expected = f"raises {probe.raises}" if probe.raises else show(probe.expect)

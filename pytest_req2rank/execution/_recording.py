@@ -60,7 +60,8 @@ class RecordedTest:
     calls: tuple[Call, ...]
     instances: tuple[Instance, ...]
     seconds: float
-    """The program's time in the candidate calls of this test."""
+    """The program's time in the candidate calls of this test (with the copies of their
+    arguments and values through the firewall): what its budget follows."""
     size: int
     """Bytes the program's outputs for this test take to report."""
     host: bool
@@ -115,8 +116,8 @@ def default_directory(environ: Mapping[str, str] = os.environ) -> Path | None:
 
 
 class ReferenceCache:
-    """Reference recordings by task content; ``directory`` (optional) persists them across
-    runs.
+    """Reference recordings by task content, and the reference's times in the tests of other
+    forms; ``directory`` (optional) persists them across runs.
 
     Only usable recordings are written to disk: why a reference run was unusable (a
     timeout on a busy machine, say) is kept for this process only. A directory that
@@ -126,6 +127,7 @@ class ReferenceCache:
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory) if directory is not None else None
         self._recordings: dict[str, Recording | Unusable] = {}
+        self._times: dict[str, tuple[float, ...]] = {}
 
     def reference(self, task: Task, check: DecomposedCheck) -> Recording | Unusable | None:
         """The reference's recording, why it is unusable, or None when not recorded yet."""
@@ -159,6 +161,24 @@ class ReferenceCache:
                 self._write(key, raw)
         self._recordings[key] = found
         return found
+
+    def times(self, parts: Sequence[Any]) -> tuple[float, ...] | None:
+        """The reference's times kept by :meth:`keep_times` for the content ``parts`` (an I/O
+        task's cases, a requirement's probes), or None."""
+        key = _digest(["times", _sources_digest(HARNESS_SOURCES), *parts])
+        found = self._times.get(key)
+        if found is None:
+            raw = self._read(key)
+            if (isinstance(raw, list) and raw
+                    and all(type(t) in (int, float) and 0 <= t < 1e6 for t in raw)):
+                found = self._times[key] = tuple(float(t) for t in raw)
+        return found
+
+    def keep_times(self, parts: Sequence[Any], times: Sequence[float]) -> None:
+        """Keep the reference's ``times`` (one per test) for the content ``parts``."""
+        key = _digest(["times", _sources_digest(HARNESS_SOURCES), *parts])
+        self._times[key] = tuple(times)
+        self._write(key, list(times))
 
     def _read(self, key: str) -> Any:
         """What :meth:`_write` wrote under ``key``; None when nothing usable is there."""

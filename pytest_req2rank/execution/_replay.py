@@ -32,10 +32,11 @@ object of the test's own) in the reference's run cannot be graded this way: the 
 ``sandbox_error`` (:class:`Ungradable`), never a verdict against the model. Such a value
 that appears only with the candidate's answers is the candidate's runtime error.
 
-A test may take ``max(timeout_s, timeout_factor x the reference's time in its calls)`` and
+A test's time budget follows the reference's time in its calls (:mod:`._budget`), and it may
 report ``OUTPUT_FACTOR`` x the reference's output bytes; predicted by the candidate's own
-run, ``timeout_s`` and the default output limit. A warm task whose tests are all
-host-decided (163 of HumanEval's 164) is graded in one execution.
+run, the base budget and the default output limit. The first test that runs out of time ends
+the program's execution: the tests after it are ``timeout``, unrun. A warm task whose tests
+are all host-decided (163 of HumanEval's 164) is graded in one execution.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from typing import Any
 from ..errors import Req2RankError
 from ..models import Task, TestOutcome, TestStatus
 from ..sandbox import Limits, Sandbox
+from ._budget import BudgetRule
 from ._compare import NotPlain, decode_plain
 from ._decompose import DecomposedCheck, decompose
 from ._execute import SHOWN_CHARS, process_failure
@@ -54,12 +56,8 @@ from ._harness import duration_of, run_harness, show, text
 from ._hosteval import HostEvalError, evaluate
 from ._recording import RecordedTest, Recording, ReferenceCache, Unusable, recorded_test
 
-TIMEOUT_FACTOR = 8.0
-"""Default ``k`` of the calibrated per-test budget ``max(base, k x reference time)``."""
 OUTPUT_FACTOR = 4
 """A test's outputs may take this many times the reference's bytes before they are too large."""
-RECORD_MIN_S = 10.0
-"""The reference's per-test budget is at least this: it is trusted, timed, and recorded once."""
 RECORD_LIMITS = Limits(output_bytes=8_000_000)
 MODULE = ENTRY_FILE.removesuffix(".py")
 SEED = 0
@@ -86,13 +84,13 @@ class Answer:
     after: list[Any] | None
 
 
-def check_outcomes(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: float,
-                   timeout_factor: float, cache: ReferenceCache) -> tuple[list[TestOutcome], float]:
+def check_outcomes(task: Task, files: dict[str, str], sandbox: Sandbox, *, rule: BudgetRule,
+                   cache: ReferenceCache) -> tuple[list[TestOutcome], float]:
     """Each test's outcome, and the sandbox time; raises :class:`Ungradable` and
     :class:`SandboxFailed`."""
     check = decompose(task.test or "", task.entry_point or "")
-    item = _Item(task, files, sandbox, check, timeout_s, timeout_factor)
-    reference = _reference(task, check, sandbox, timeout_s, cache)
+    item = _Item(task, files, sandbox, check, rule)
+    reference = _reference(task, check, sandbox, rule, cache)
     if isinstance(reference, Unusable) and reference.ungradable:
         raise Ungradable(f"the check cannot be graded with verdicts the code cannot forge: "
                          f"{reference.why}")
@@ -104,14 +102,15 @@ def check_outcomes(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeo
     return item.outcomes(), item.duration
 
 
-def _reference(task: Task, check: DecomposedCheck, sandbox: Sandbox, timeout_s: float,
+def _reference(task: Task, check: DecomposedCheck, sandbox: Sandbox, rule: BudgetRule,
                cache: ReferenceCache) -> Recording | Unusable:
     """The reference's recording (from the cache, or recorded now), or why it is unusable."""
     found = cache.reference(task, check)
     if found is None:
+        budgets = rule.for_reference().unknown(check.tests)
         run = run_harness(sandbox, _record_spec(task, check, frozenset()),
                           files={ENTRY_FILE: task.reference}, tests=check.tests,
-                          timeout_s=max(timeout_s, RECORD_MIN_S), limits=RECORD_LIMITS)
+                          budgets=budgets, limits=RECORD_LIMITS)
         why = (process_failure(run.outcome) or ("", "no record"))[1]
         found = cache.keep(task, check, run.records, why)
     return found
@@ -141,9 +140,9 @@ class _Item:
     """One item's grading: its verdicts so far, the candidate's answers, the sandbox time."""
 
     def __init__(self, task: Task, files: dict[str, str], sandbox: Sandbox,
-                 check: DecomposedCheck, timeout_s: float, timeout_factor: float) -> None:
+                 check: DecomposedCheck, rule: BudgetRule) -> None:
         self.task, self.files, self.sandbox, self.check = task, files, sandbox, check
-        self.timeout_s, self.timeout_factor = timeout_s, timeout_factor
+        self.rule = rule
         self.verdicts: dict[int, TestOutcome] = {}
         self.answers: dict[int, list[Answer]] = {}
         """Per test not decided on the host, the answers of its calls that ran."""
@@ -163,8 +162,8 @@ class _Item:
         """Steps 3 and 4 for the ``predicted`` tests; the tests that diverged."""
         if not predicted:
             return set()
-        budgets = {index: max(self.timeout_s, self.timeout_factor * test.seconds) if trusted
-                   else self.timeout_s for index, test in predicted.items()}
+        budgets = (self.rule.budgets([test.seconds for test in predicted.values()]) if trusted
+                   else self.rule.unknown(len(predicted)))
         limits = None
         if trusted:
             largest = max(test.size for test in predicted.values())
@@ -174,10 +173,10 @@ class _Item:
                 if trusted and test.host and index in self.check.host_tests}
         spec = {"mode": "calls", "module": MODULE, "entry_point": self.task.entry_point or "",
                 "tests": [{"i": index, "calls": [(c.args, c.kwargs) for c in test.calls],
-                           "budget": budgets[index], "stop": index in host}
-                          for index, test in predicted.items()]}
+                           "budget": budget, "stop": index in host}
+                          for (index, test), budget in zip(predicted.items(), budgets.tests)]}
         run = run_harness(self.sandbox, spec, files=self.files, tests=self.check.tests,
-                          timeout_s=max(budgets.values()), limits=limits)
+                          budgets=budgets, limits=limits)
         self.duration += run.outcome.duration_s
         judged: set[int] = set()
         for index, test in predicted.items():
@@ -207,7 +206,8 @@ class _Item:
         crash, a timeout, or a failure it reports without calls to replay is the verdict."""
         skip = frozenset(range(self.check.tests)) - pending
         run = run_harness(self.sandbox, _record_spec(self.task, self.check, skip),
-                          files=self.files, tests=self.check.tests, timeout_s=self.timeout_s)
+                          files=self.files, tests=self.check.tests,
+                          budgets=self.rule.unknown(len(pending)))
         self.duration += run.outcome.duration_s
         predicted: dict[int, RecordedTest] = {}
         for index in sorted(pending):
@@ -287,7 +287,7 @@ class _Item:
         spec = {"mode": "checker", **_check_spec(self.task, self.check, skip),
                 "judge": sorted(judged), "oracle": oracle}
         run = run_harness(self.sandbox, spec, files={}, tests=self.check.tests,
-                          timeout_s=self.timeout_s)
+                          budgets=self.rule.unknown(len(judged)))
         self.duration += run.outcome.duration_s
         diverged: set[int] = set()
         for index in sorted(judged):

@@ -71,7 +71,8 @@ def run_requirement(
         return finish_item(result, t0, status="syntax_error", reason=FORMAT_ERROR, usage=usage,
                            response=completion.text, generation_s=generation_s)
     execution = grade_probes(extracted.files, requirement.probes, sandbox,
-                             timeout_s=options.sandbox_timeout_s, setup=requirement.setup)
+                             timeout_s=options.sandbox_timeout_s, setup=requirement.setup,
+                             reference=requirement.reference)
     item = finish_item(result, t0, status=execution.status, reason=execution.reason, usage=usage,
                        response=completion.text, code=extracted.files, execution=execution,
                        generation_s=generation_s)

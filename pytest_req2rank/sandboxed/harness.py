@@ -7,9 +7,10 @@ Protocol. stdin: a nonce line, then the spec (marshal, base64) on one line. The 
 keeps the original stdout as its private results channel and points fd 1 at stderr before
 any code under test runs, so nothing the code prints can look like a record. It writes
 one JSON record per test, each carrying the nonce, then ends with ``os._exit(0)`` (no
-atexit hook of the code runs). Every test runs under a per-test budget (SIGALRM) capped by
-the execution's overall budget, so one looping test does not sink the others. A test
-without a record is the process's fault on the host, never a pass.
+atexit hook of the code runs). Every test runs under its budget (SIGALRM) capped by what is
+left of the program's budget; the first test that runs out of time stops the program: every
+later one reports ``timeout`` unrun (a looping program costs one budget, not one per test).
+A test without a record is the process's fault on the host, never a pass.
 
 Modes. ``probes``: run each probe's code after the setup and report its ``result`` as
 plain data (exact builtin types only); the host compares it with the expected value,
@@ -128,10 +129,17 @@ def describe(exc: BaseException) -> str:
     return f"{type_name(exc)}: {text}" if text else type_name(exc)
 
 
+STOPPED: list[str] = []
+"""Why no further test runs in this execution: set when a test runs out of time."""
+
+
 def timed(action: Callable[[], Any], budget: float) -> tuple[str, Any, float]:
-    """Run ``action`` under ``budget`` seconds: (status, value or detail, duration)."""
+    """Run ``action`` under ``budget`` seconds: (status, value or detail, duration). After a
+    timeout, nothing more runs."""
+    if STOPPED:
+        return "timeout", STOPPED[0], 0.0
     if budget <= 0:
-        return "timeout", "not run: the execution's time budget was spent", 0.0
+        return "timeout", "not run: the program's time budget was spent", 0.0
     start = time.perf_counter()
     try:
         try:
@@ -142,6 +150,7 @@ def timed(action: Callable[[], Any], budget: float) -> tuple[str, Any, float]:
         finally:
             _signal.setitimer(_signal.ITIMER_REAL, 0)
     except Timeout:
+        STOPPED.append("not run: an earlier test timed out")
         return "timeout", f"took longer than {budget:.3g} s", time.perf_counter() - start
     except NonPlain as exc:
         detail = f"returned a non-plain value of type {message(exc)}"
@@ -189,7 +198,7 @@ def run_probes(spec: dict[str, Any], emit: Callable[..., None],
                 raise NameError("the probe did not assign 'result'")
             return plain(namespace["result"])
 
-        status, value, duration = timed(action, budget())
+        status, value, duration = timed(action, min(probe.get("budget", budget()), budget()))
         if status == "pass":
             emit(i=index, status="value", value=value, duration=duration)
         elif status in ("fail", "error"):
@@ -224,8 +233,9 @@ def main(nonce: str, encoded_spec: bytes) -> None:
         channel.write(line + "\n")
         channel.flush()
 
-    deadline = time.monotonic() + float(spec["budget_s"])
+    deadline = time.monotonic() + float(spec["program_s"])
     per_test = float(spec["per_test_s"])
+    STOPPED.clear()
 
     def budget() -> float:
         return min(per_test, deadline - time.monotonic())

@@ -146,18 +146,20 @@ def record(spec: dict[str, Any], emit: Callable[..., None], budget: Callable[[],
         return tests.setdefault(state["owner"], {"calls": [], "inst": [], "time": 0.0})
 
     def call(site: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        passed = arguments(args, kwargs)
-        test = current()
-        entry: dict[str, Any] = {"s": site, "a": passed[0], "k": passed[1]}
-        if state["open"] is not None:
-            state["open"]["c"][site] = len(test["calls"])
-        test["calls"].append(entry)
+        # The time counts what a calls execution's budget covers: the call and the copies of
+        # its arguments and value through the firewall.
         start = time.perf_counter()
+        test = current()
         try:
+            passed = arguments(args, kwargs)
+            entry: dict[str, Any] = {"s": site, "a": passed[0], "k": passed[1]}
+            if state["open"] is not None:
+                state["open"]["c"][site] = len(test["calls"])
+            test["calls"].append(entry)
             value = function(*args, **kwargs)  # when it raises, the call stays without "o"
+            entry["o"] = tagged(value)
         finally:
             test["time"] += time.perf_counter() - start
-        entry["o"] = tagged(value)
         return value
 
     def leaf(key: int, value: Any) -> Any:

@@ -230,8 +230,11 @@ def test_probes_are_judged_on_the_host(sandbox: ProcessSandbox) -> None:
         "float": "success", "tuple-is-list": "wrong_answer", "tuple-as-list": "success",
         "raises": "success", "raises-base": "success", "wrong-exception": "wrong_answer",
         "unexpected-raise": "runtime_error", "no-raise": "wrong_answer",
-        "no-result": "runtime_error", "loop": "timeout", "after-loop": "success",
+        "no-result": "runtime_error", "loop": "timeout", "after-loop": "timeout",
     }
+    details = {t.name: t.detail for t in result.tests}
+    assert details["after-loop"] == "not run: an earlier test timed out", details
+    assert result.passed == 4 and result.pass_ratio == 4 / 11
     assert all(secret not in request.stdin and secret not in str(request.files)
                for request in spy.requests)
 

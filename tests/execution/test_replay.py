@@ -392,8 +392,11 @@ def test_timeouts_are_calibrated_on_the_reference(spy: Spy) -> None:
     slow = "import time\ndef f(x):\n    time.sleep(0.7)\n    return x + 1\n"
     task = _task(test="def check(candidate):\n    assert candidate(1) == 2\n", reference=slow)
     cache = ReferenceCache()
-    assert _grade(spy, slow, task, reference_cache=cache, timeout_factor=0.0).status == "timeout"
-    assert _grade(spy, slow, task, reference_cache=cache).status == "success"
+    tight = _grade(spy, slow, task, reference_cache=cache, timeout_s=5, multiple=0.0, floor_s=0.3)
+    assert tight.status == "timeout" and "0.3 s" in (tight.reason or ""), tight.reason
+    # 4 x 0.7 s within the 5 s ceiling; the default 0.5 s ceiling would stop it.
+    assert _grade(spy, slow, task, reference_cache=cache, timeout_s=5).status == "success"
+    assert _grade(spy, slow, task, reference_cache=cache).status == "timeout"
     assert spy.modes().count("record") == 1
 
 
@@ -402,8 +405,9 @@ def test_output_limits_follow_the_reference(spy: Spy) -> None:
     task = _task(test="def check(candidate):\n    assert len(candidate(200000)) == 200000\n",
                  reference=reference)
     assert _grade(spy, reference, task).status == "success"
-    # A generous base timeout: serialising the flood is slow on a loaded machine.
-    flood = _grade(spy, "def f(n):\n    return list(range(n * 10))\n", task, timeout_s=10)
+    # A generous budget: serialising the flood is slow on a loaded machine.
+    flood = _grade(spy, "def f(n):\n    return list(range(n * 10))\n", task, timeout_s=10,
+                   floor_s=10)
     assert flood.status == "wrong_answer" and "bytes to report" in (flood.reason or "")
 
 
