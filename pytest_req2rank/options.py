@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .models import DEFAULT_CONCURRENCY
-
 Source = Literal["cli", "env", "ini"]
 SOURCES: tuple[Source, ...] = ("cli", "env", "ini")
 """Where a setting can be given, in order of precedence."""
@@ -73,12 +71,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
                path=""),
     OptionSpec("api_base", "Base URL of an OpenAI-compatible gateway or local server", "URL", "none"),
     OptionSpec("concurrency", "Model calls in flight per worker process, across its items", "N",
-               str(DEFAULT_CONCURRENCY)),
+               "8"),
     OptionSpec("timeout", "Timeout of one model API call, in seconds", "SECONDS", "120"),
     OptionSpec("max_tokens", "Output token budget of the target model per task", "N", "2048"),
     OptionSpec("temperature", "Sampling temperature of the target model", "FLOAT", "0"),
     OptionSpec("sandbox", "Sandbox backend that runs the generated code", "NAME", "process"),
-    OptionSpec("sandbox_timeout_ms", "Base timeout of one sandbox test, in milliseconds",
+    OptionSpec("sandbox_timeout_ms", "Most time one sandbox test may take (budgets follow the "
+               "reference's time below it), in milliseconds",
                "MS", "5000"),
     OptionSpec("rounds", "Requirements drawn by the dynamic suite", "N", "10"),
     OptionSpec("complexity", "Restrict the dynamic draw to these complexities (C1-C4)",

@@ -163,4 +163,7 @@ def pytest_runtest_makereport(
     if result is not None and report.when == "call":
         # One JSON string: xdist serializes nested dicts object by object, in Python.
         report.r2r_result = result.model_dump_json()  # type: ignore[attr-defined]
+        from ..providers import calls_in_flight  # loaded already: the item called a provider
+
+        report.r2r_calls_in_flight = calls_in_flight()  # type: ignore[attr-defined]
     return report

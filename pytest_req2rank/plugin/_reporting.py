@@ -11,6 +11,7 @@ from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
 from ._controller import Controller, lost_item
 from ._keys import EVALUATOR_KEY
+from ._progress import Progress
 
 _PARAM_ID = re.compile(r"\[(.+)\]$")
 EXIT_OUTPUT_FAILED = 7
@@ -24,6 +25,12 @@ class ControllerPlugin:
         self.controller = controller
         self._planned = set(controller.plan.item_ids)
         self.other_failures = 0
+        self.progress = Progress(total=len(self._planned))
+        self._terminal: Any = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        self._terminal = terminal if terminal is not None and terminal.verbosity >= 0 else None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -34,7 +41,12 @@ class ControllerPlugin:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "r2r_result", None)
         if payload is not None:
-            self.controller.record(ItemResult.model_validate_json(payload))
+            item = ItemResult.model_validate_json(payload)
+            self.controller.record(item)
+            self.progress.record(item, str(getattr(report, "worker_id", "main")),
+                                 getattr(report, "r2r_calls_in_flight", None))
+            if self._terminal is not None and self.progress.due():
+                self._terminal.write_line(self.progress.line())
             return
         if not report.failed:
             return

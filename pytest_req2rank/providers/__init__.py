@@ -20,7 +20,7 @@ from ._base import (
 )
 from ._cache import CachedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
-from ._inflight import calls_refused
+from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
 from ._resolve import check_model, load_offline, resolve_provider
@@ -41,6 +41,7 @@ __all__ = [
     "RetryPolicy",
     "SamplesProvider",
     "apply_offline_defaults",
+    "calls_in_flight",
     "calls_refused",
     "check_model",
     "load_offline",

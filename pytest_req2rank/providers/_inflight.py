@@ -26,6 +26,12 @@ def _forget(future: Future[Any]) -> None:
         _in_flight.discard(future)
 
 
+def calls_in_flight() -> int:
+    """How many calls of this process are in flight now."""
+    with _lock:
+        return len(_in_flight)
+
+
 def check_not_refused() -> None:
     """Raise ``CancelledError`` while :func:`calls_refused` is in force."""
     with _lock:
