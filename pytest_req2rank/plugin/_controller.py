@@ -177,6 +177,9 @@ class Controller:
         if self.isolation in WEAK_ISOLATION:
             summary = summary.model_copy(update={"warnings": [
                 *summary.warnings, weak_isolation_warning(self.isolation, self.settings.sandbox)]})
+        identical = self.settings.identical_samples_warning(self.plan.samples)
+        if identical:
+            summary = summary.model_copy(update={"warnings": [*summary.warnings, identical]})
         finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.document = ResultsDocument(
             run=RunInfo(

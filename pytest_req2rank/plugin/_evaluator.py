@@ -182,4 +182,4 @@ class Evaluator:
 def lost_requirement(task: Task, model: str, reason: str) -> ItemResult:
     """A requirement item the sandbox could not prepare: infrastructure, not the model's fault."""
     return ItemResult(item_id=task.item_id, dataset=task.dataset, task_id=task.task_id, model=model,
-                      status="sandbox_error", reason=reason, kind="dynamic")
+                      status="sandbox_error", reason=reason, kind="dynamic", sample=task.sample)
