@@ -63,7 +63,7 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
         worker=options.worker,
         started_at=started.isoformat(timespec="milliseconds"),
         sample=task.sample,
-        cluster="" if task.sample is None else task.task_item_id,
+        cluster=task.task_item_id,  # the samples of a task are one cluster
     )
     try:
         completion = provider.complete(request)
