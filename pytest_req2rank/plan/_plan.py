@@ -34,6 +34,12 @@ class RunPlan(BaseModel):
         "DATASET/TASK/sK (sample K of the task, 0-based)"
     )
 
+    def split_item_id(self, item_id: str) -> tuple[str, int | None]:
+        """The task's item id and the sample index of one of this plan's item ids
+        (``DATASET/TASK/sK`` → ``(DATASET/TASK, K)``); ``None`` when the plan asks once per task."""
+        match = _SAMPLE_ID.fullmatch(item_id) if self.samples > 1 else None
+        return (match["task"], int(match["sample"])) if match else (item_id, None)
+
 
 def select_tasks(tasks: list[Task], sample: int | None, seed: int) -> list[Task]:
     """All tasks, or a deterministic subset of ``sample`` of them, kept in suite order."""
@@ -82,13 +88,11 @@ def planned_tasks(plan: RunPlan, tasks: list[Task]) -> dict[str, Task]:
     """The task of each item of ``plan`` that ``tasks`` (the suite) holds, by item id: a
     sample item's task carries its sample index. Items the suite lacks are left out."""
     by_id = {task.item_id: task for task in tasks}
-    if plan.samples == 1:
-        return {item_id: by_id[item_id] for item_id in plan.item_ids if item_id in by_id}
     planned: dict[str, Task] = {}
     for item_id in plan.item_ids:
-        match = _SAMPLE_ID.fullmatch(item_id)
-        task = by_id.get(match["task"]) if match else None
-        if match and task is not None:
-            planned[item_id] = task.model_copy(
-                update={"item_id": item_id, "sample": int(match["sample"])})
+        task_item_id, sample = plan.split_item_id(item_id)
+        task = by_id.get(task_item_id)
+        if task is not None:
+            planned[item_id] = task if sample is None else task.model_copy(
+                update={"item_id": item_id, "sample": sample})
     return planned

@@ -71,3 +71,13 @@ def test_sample_seeds_are_the_run_seed_first_then_distinct_and_reproducible() ->
     assert all(0 <= seed < 2**31 for seed in seeds)
     assert sample_seed(43, 1) != sample_seed(42, 1)
     assert sample_seed(None, 3) is None
+
+
+def test_an_item_id_splits_into_its_task_and_sample() -> None:
+    tasks = load_suite("humaneval")[:2]
+    sampled = build_plan(tasks, model="m", suite="humaneval", seed=1, sample=None, samples=12)
+    assert sampled.split_item_id("humaneval/HumanEval_1/s11") == ("humaneval/HumanEval_1", 11)
+    assert sampled.split_item_id("humaneval/HumanEval_1/s01") == ("humaneval/HumanEval_1/s01", None)
+    once = build_plan(tasks, model="m", suite="humaneval", seed=1, sample=None)
+    # a run asking once per task has no sample ids, whatever a task's id looks like
+    assert once.split_item_id("d/task/s3") == ("d/task/s3", None)
