@@ -206,10 +206,14 @@ def test_each_sample_is_its_own_request_and_resume_asks_nothing_again(
     assert seeds[0] == 5 and len(set(seeds[:3])) == 3
     assert {call["temperature"] for call in calls} == {0.8}
 
-    # --lf knows the sample ids
-    last_failed = pytester.runpytest(*args, "--lf", "--co", "-q", *SERIAL)
-    assert sorted(line.split("[", 1)[1].rstrip("]") for line in last_failed.outlines
-                  if "::test_task[" in line) == [ids[1], ids[3], ids[4]]
+    # --lf and -k know the sample ids
+    def collected(*extra: str) -> list[str]:
+        listing = pytester.runpytest(*args, *extra, "--co", "-q", *SERIAL)
+        return sorted(line.split("[", 1)[1].rstrip("]") for line in listing.outlines
+                      if "::test_task[" in line)
+
+    assert collected("--lf") == [ids[1], ids[3], ids[4]]
+    assert collected("-k", "add and s2") == [ids[2]]
 
     # the same run seed gives the same per-sample seeds
     pytester.runpytest(*args, "--r2r-json=second.json", *SERIAL)
