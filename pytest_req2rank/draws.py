@@ -1,4 +1,5 @@
-"""The two random choices a run makes once, before anything is planned: its seed and its id.
+"""The two random choices a run makes once, before anything is planned: its seed and its id;
+and the seeds derived from the run seed.
 
 Kept free of heavy imports: an xdist controller of a session that has not asked for a
 benchmark yet draws them for its workers (see ``plugin._activation``).
@@ -6,6 +7,7 @@ benchmark yet draws them for its workers (see ``plugin._activation``).
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from datetime import UTC, datetime
 from typing import NamedTuple
@@ -26,6 +28,16 @@ def new_run_id(now: datetime | None = None) -> str:
 
 def new_seed() -> int:
     return secrets.randbelow(2**31)
+
+
+def sample_seed(seed: int | None, sample: int) -> int | None:
+    """The seed of a task's sample ``sample`` (0-based) in a run seeded ``seed``: the run seed
+    itself for sample 0 (a run asking once per task is unchanged), else drawn from the run seed
+    and the index, so the same run seed gives the same seeds and the samples differ."""
+    if seed is None or sample == 0:
+        return seed
+    digest = hashlib.sha256(f"r2r-sample:{seed}:{sample}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % 2**31
 
 
 def new_draw() -> Draw:

@@ -75,6 +75,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("timeout", "Timeout of one model API call, in seconds", "SECONDS", "120"),
     OptionSpec("max_tokens", "Output token budget of the target model per task", "N", "2048"),
     OptionSpec("temperature", "Sampling temperature of the target model", "FLOAT", "0"),
+    OptionSpec("samples_per_task",
+               "Ask the model N times per task (one item per sample) and report pass@k",
+               "N", "1; a r2r/samples file: its completions per task"),
     OptionSpec("sandbox", "Sandbox backend that runs the generated code", "NAME", "process"),
     OptionSpec("sandbox_timeout_ms", "Most time one sandbox test may take (budgets follow the "
                "reference's time below it), in milliseconds",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from ..draws import sample_seed
 from ..models import ItemResult, Task, Usage
 from ..providers import (
     CompletionRequest,
@@ -29,7 +30,8 @@ class RunOptions(BaseModel):
 
     max_tokens: int = 2048
     temperature: float = 0.0
-    seed: int | None = None
+    seed: int | None = Field(default=None, description="The run seed; sample k of a task is "
+                             "asked with draws.sample_seed(seed, k)")
     api_timeout_s: float = 120.0
     sandbox_timeout_s: float = 5.0
     worker: str = "main"
@@ -45,9 +47,10 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
         messages=messages,
         max_tokens=options.max_tokens,
         temperature=options.temperature,
-        seed=options.seed,
+        seed=sample_seed(options.seed, task.sample or 0),
         timeout_s=options.api_timeout_s,
         task=task,
+        sample=task.sample or 0,
     )
     result = ItemResult(
         item_id=task.item_id,
@@ -59,6 +62,8 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
         sandbox=sandbox.name,
         worker=options.worker,
         started_at=started.isoformat(timespec="milliseconds"),
+        sample=task.sample,
+        cluster=task.task_item_id,  # the samples of a task are one cluster
     )
     try:
         completion = provider.complete(request)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+from ..draws import sample_seed
 from ..models import (
     COMPLEXITIES,
     ItemResult,
@@ -51,10 +52,12 @@ def run_requirement(
         status="api_error", prompt=messages[-1].content, sandbox=sandbox.name,
         worker=options.worker, started_at=started.isoformat(timespec="milliseconds"),
         kind="dynamic", complexity=level.code, requirement=brief, cluster=requirement.id,
+        sample=task.sample,
     )
     request = CompletionRequest(
         messages=messages, max_tokens=level.max_tokens, temperature=options.temperature,
-        seed=options.seed, timeout_s=level.timeout_s, json_mode=True, task=task,
+        seed=sample_seed(options.seed, task.sample or 0), timeout_s=level.timeout_s,
+        json_mode=True, task=task, sample=task.sample or 0,
     )
     try:
         completion = provider.complete(request)

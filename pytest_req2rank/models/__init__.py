@@ -39,7 +39,7 @@ from ._specs import (
     parse_judges,
 )
 from ._status import INFRA_STATUSES, STATUSES, Status, TestStatus
-from ._task import IOCase, Priority, Probe, Task
+from ._task import IOCase, Priority, Probe, Task, sample_item_id
 from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, scenario_ids
 from ._usage import Usage
 
@@ -93,6 +93,7 @@ __all__ = [
     "parse_judges",
     "parse_weights",
     "pass_ratio_by_priority",
+    "sample_item_id",
     "scenario_ids",
     "validated_judge_scores",
     "weighted_pass_ratio",

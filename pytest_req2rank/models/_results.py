@@ -91,7 +91,12 @@ class ItemResult(BaseModel):
         "error, or every judge failed)",
     )
     cluster: str = Field(
-        default="", description="The requirement this item measures (bootstrap cluster, baseline pairing)"
+        default="", description="The requirement this item measures (bootstrap cluster, baseline "
+        "pairing); the samples of a task share it"
+    )
+    sample: int | None = Field(
+        default=None, ge=0, description="Which sample of its task this item is (0-based, item id "
+        "'DATASET/TASK/sK'); None when the run asked once per task"
     )
     complexity: str | None = None
     requirement: dict[str, Any] | None = Field(

@@ -7,6 +7,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 TaskForm = Literal["function", "io", "requirement"]
+
+
+def sample_item_id(item_id: str, sample: int) -> str:
+    """The item id of sample ``sample`` (0-based) of the task ``item_id``: ``DATASET/TASK/sK``."""
+    return f"{item_id}/s{sample}"
+
 Priority = Literal["must", "should", "nice"]
 
 
@@ -65,3 +71,15 @@ class Task(BaseModel):
     spec: dict[str, Any] | None = Field(
         default=None, description="Requirement form: the plan entry the requirement is rebuilt from"
     )
+    sample: int | None = Field(
+        default=None, ge=0,
+        description="Which sample of the task this item asks for (0-based, item id "
+        "'DATASET/TASK/sK'); None when the run asks once per task",
+    )
+
+    @property
+    def task_item_id(self) -> str:
+        """The item id of the task itself, ``DATASET/TASK``, whichever sample this is."""
+        if self.sample is None:
+            return self.item_id
+        return self.item_id.removesuffix(sample_item_id("", self.sample))

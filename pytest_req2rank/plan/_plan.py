@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Mapping
 from datetime import datetime, timezone
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..draws import new_run_id, new_seed
-from ..models import Task
+from ..models import Task, sample_item_id
+
+_SAMPLE_ID = re.compile(r"(?P<task>.+)/s(?P<sample>0|[1-9][0-9]*)")
+SampleCounts = int | Mapping[str, int]
+"""Samples per task: one number for every task, or a number per task id (a samples file's
+completions; a task it does not name gets one)."""
 
 
 class RunPlan(BaseModel):
@@ -22,6 +29,16 @@ class RunPlan(BaseModel):
     suite: str
     created_at: str
     item_ids: tuple[str, ...]
+    samples: int = Field(
+        default=1, ge=1, description="The most samples of a task; above 1, every item id reads "
+        "DATASET/TASK/sK (sample K of the task, 0-based)"
+    )
+
+    def split_item_id(self, item_id: str) -> tuple[str, int | None]:
+        """The task's item id and the sample index of one of this plan's item ids
+        (``DATASET/TASK/sK`` → ``(DATASET/TASK, K)``); ``None`` when the plan asks once per task."""
+        match = _SAMPLE_ID.fullmatch(item_id) if self.samples > 1 else None
+        return (match["task"], int(match["sample"])) if match else (item_id, None)
 
 
 def select_tasks(tasks: list[Task], sample: int | None, seed: int) -> list[Task]:
@@ -32,6 +49,17 @@ def select_tasks(tasks: list[Task], sample: int | None, seed: int) -> list[Task]
     return [task for index, task in enumerate(tasks) if index in chosen]
 
 
+def sample_tasks(tasks: list[Task], samples: SampleCounts) -> list[Task]:
+    """One task per item: each task once when no task has more than one sample, else each
+    task's samples in order, every one with its index and its item id ``DATASET/TASK/sK``."""
+    counts = [samples if isinstance(samples, int) else samples.get(task.task_id, 1)
+              for task in tasks]
+    if max(counts, default=1) <= 1:
+        return list(tasks)
+    return [task.model_copy(update={"item_id": sample_item_id(task.item_id, k), "sample": k})
+            for task, count in zip(tasks, counts, strict=True) for k in range(count)]
+
+
 def build_plan(
     tasks: list[Task],
     *,
@@ -40,10 +68,11 @@ def build_plan(
     seed: int | None,
     sample: int | None,
     run_id: str | None = None,
+    samples: SampleCounts = 1,
 ) -> RunPlan:
-    """Freeze the items of a run."""
+    """Freeze the items of a run: the (sampled subset of the) tasks, each ``samples`` times."""
     seed = new_seed() if seed is None else seed
-    selected = select_tasks(tasks, sample, seed)
+    selected = sample_tasks(select_tasks(tasks, sample, seed), samples)
     return RunPlan(
         run_id=run_id or new_run_id(),
         seed=seed,
@@ -51,4 +80,19 @@ def build_plan(
         suite=suite,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         item_ids=tuple(task.item_id for task in selected),
+        samples=max((task.sample + 1 for task in selected if task.sample is not None), default=1),
     )
+
+
+def planned_tasks(plan: RunPlan, tasks: list[Task]) -> dict[str, Task]:
+    """The task of each item of ``plan`` that ``tasks`` (the suite) holds, by item id: a
+    sample item's task carries its sample index. Items the suite lacks are left out."""
+    by_id = {task.item_id: task for task in tasks}
+    planned: dict[str, Task] = {}
+    for item_id in plan.item_ids:
+        task_item_id, sample = plan.split_item_id(item_id)
+        task = by_id.get(task_item_id)
+        if task is not None:
+            planned[item_id] = task if sample is None else task.model_copy(
+                update={"item_id": item_id, "sample": sample})
+    return planned

@@ -177,6 +177,9 @@ class Controller:
         if self.isolation in WEAK_ISOLATION:
             summary = summary.model_copy(update={"warnings": [
                 *summary.warnings, weak_isolation_warning(self.isolation, self.settings.sandbox)]})
+        identical = self.settings.identical_samples_warning(self.plan.samples)
+        if identical:
+            summary = summary.model_copy(update={"warnings": [*summary.warnings, identical]})
         finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.document = ResultsDocument(
             run=RunInfo(
@@ -275,12 +278,14 @@ class Controller:
 
 def lost_item(controller: Controller, item_id: str, detail: str) -> ItemResult:
     """The result of an item whose worker crashed: infrastructure, kept and reported."""
-    task_id = item_id.split("/", 1)[-1]
+    task_item_id, sample = controller.plan.split_item_id(item_id)
     lines = [line for line in detail.strip().splitlines() if line.strip()]
     return ItemResult(
         item_id=item_id,
         dataset=item_id.split("/", 1)[0],
-        task_id=task_id,
+        task_id=task_item_id.split("/", 1)[-1],
+        sample=sample,
+        cluster=task_item_id,
         model=controller.plan.model,
         status="sandbox_error",
         reason="worker crashed while running this item: " + (lines[-1] if lines else "no detail"),

@@ -251,4 +251,4 @@ def lost_item(task: Task, model: str, status: str, reason: str) -> ItemResult:
     """An item lost to infrastructure (``api_error``, ``sandbox_error``), not the model's fault."""
     kind = "dynamic" if task.form == "requirement" else "static"
     return ItemResult(item_id=task.item_id, dataset=task.dataset, task_id=task.task_id, model=model,
-                      status=status, reason=reason, kind=kind)
+                      status=status, reason=reason, kind=kind, sample=task.sample)

@@ -20,8 +20,8 @@ from ..models import (
     SuiteSpec,
     Task,
 )
-from ..plan import RunPlan, build_plan
-from ..providers import check_model
+from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks
+from ..providers import SamplesProvider, check_model
 from ..settings import Settings, SettingsError
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
 from ._config import load_settings
@@ -47,7 +47,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     if workerinput is not None and "r2r_plan" in workerinput:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, plan.seed)
-        evaluator = Evaluator(settings, plan, {t.item_id: t for t in tasks}, db)
+        evaluator = Evaluator(settings, plan, planned_tasks(plan, tasks), db)
         evaluator.sandbox.prestart()  # warm while pytest collects
         config.stash[EVALUATOR_KEY] = evaluator
         return
@@ -63,8 +63,9 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
             seed = _baseline_seed(settings, baseline[1])
         tasks = _load_tasks(settings, seed)
         plan = build_plan(tasks, model=str(settings.model), suite=str(settings.suite), seed=seed,
-                          sample=settings.sample, run_id=draw.run_id)
-    by_id = {task.item_id: task for task in tasks}
+                          sample=settings.sample, run_id=draw.run_id,
+                          samples=_samples_per_task(settings))
+    by_id = planned_tasks(plan, tasks)
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
@@ -82,6 +83,29 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     from ._reporting import ControllerPlugin  # imports the report: only a controller needs it
 
     config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
+
+
+def _samples_per_task(settings: Settings) -> SampleCounts:
+    """How many samples each task gets: ``--r2r-samples-per-task``, or, for a samples file,
+    its completions per task (the file decides; an explicit different count is an error)."""
+    if settings.model.kind != "samples":
+        return settings.samples_per_task
+    try:
+        provider = SamplesProvider(settings.model.path)
+    except ConfigurationError as exc:
+        raise SettingsError(f"--r2r-model: {exc}") from None
+    counts = provider.counts()
+    wanted = settings.samples_per_task
+    if "samples_per_task" in settings.explicit and set(counts.values()) != {wanted}:
+        fewest, most = min(counts, key=counts.__getitem__), max(counts, key=counts.__getitem__)
+        held = (f"{counts[most]} completions for every task" if counts[fewest] == counts[most] else
+                f"{counts[fewest]} to {counts[most]} completions per task ({counts[most]} for "
+                f"{most}, {counts[fewest]} for {fewest})")
+        raise SettingsError(
+            f"--r2r-samples-per-task={wanted}: {provider.path} holds {held}, and a samples file "
+            "decides how many samples a task has; leave --r2r-samples-per-task out, or pass a "
+            f"file with {wanted} completions per task")
+    return counts
 
 
 def _load_tasks(settings: Settings, seed: int) -> list[Task]:
@@ -165,6 +189,10 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
                     f"--r2r-resume: run {run_id} benchmarked {field} {stored!r}; "
                     f"resume it with --r2r-{field}={stored}"
                 )
+        if "samples_per_task" in settings.explicit and settings.samples_per_task != plan.samples:
+            raise SettingsError(
+                f"--r2r-resume: run {run_id} asked for {plan.samples} samples per task; resume "
+                f"it with --r2r-samples-per-task={plan.samples}, or leave the option out")
         return plan, store.items(run_id)
     finally:
         store.close()
@@ -197,13 +225,28 @@ def header_lines(config: pytest.Config) -> list[str]:
     if settings.model_is_default:
         model = (f"{REFERENCE_MODEL} (offline default: answers with each task's reference solution; "
                  "pass --r2r-model=MODEL to benchmark a model)")
-    return [
+    lines = [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
-        f"({len(plan.item_ids)} items) | model {model}",
+        f"({_items_description(evaluator)}) | model {model}",
         f"req2rank: judges {panel_description(settings)}",
         sandbox_line(evaluator.sandbox.isolation_level, evaluator.sandbox.isolation,
                      settings.sandbox),
     ]
+    warning = settings.identical_samples_warning(plan.samples)
+    if warning:
+        lines.append(f"req2rank: WARNING: {warning}")
+    return lines
+
+
+def _items_description(evaluator: Evaluator) -> str:
+    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``."""
+    items = len(evaluator.plan.item_ids)
+    if evaluator.plan.samples == 1:
+        return f"{items} items"
+    tasks = len({task.task_item_id for task in evaluator.tasks.values()})
+    if tasks * evaluator.plan.samples == items:
+        return f"{items} items: {tasks} tasks x {evaluator.plan.samples} samples"
+    return f"{items} items: {tasks} tasks, up to {evaluator.plan.samples} samples each"
 
 
 def sandbox_line(level: IsolationLevel, description: str, sandbox: SandboxSpec) -> str:

@@ -33,6 +33,10 @@ class CompletionRequest(BaseModel):
     cache_tag: str = Field(
         default="", description="Version of the prompt template; part of the response-cache key"
     )
+    sample: int = Field(
+        default=0, ge=0, description="Which sample of the task this asks for (0-based); part of "
+        "the response-cache key, so sample k is never served another sample's answer"
+    )
 
 
 class Completion(BaseModel):

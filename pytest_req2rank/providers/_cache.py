@@ -19,7 +19,8 @@ class ResponseCache(Protocol):
 
 def cache_key(model: str, request: CompletionRequest, namespace: str, api_base: str | None) -> str:
     """A stable key over everything that shapes the answer: model, messages, parameters,
-    prompt version (``cache_tag``), endpoint and the namespace (the run id)."""
+    prompt version (``cache_tag``), endpoint, the namespace (the run id) and the sample index
+    (left out for sample 0, so the keys of a run asking once per task stay as they were)."""
     payload = {
         "namespace": namespace,
         "model": model,
@@ -32,6 +33,8 @@ def cache_key(model: str, request: CompletionRequest, namespace: str, api_base: 
         "tag": request.cache_tag,
         "task": request.task.item_id if request.task is not None else None,
     }
+    if request.sample:
+        payload["sample"] = request.sample
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

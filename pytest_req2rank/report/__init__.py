@@ -4,6 +4,7 @@ from ._document import (
     BaselineReport,
     GateReport,
     InvalidResults,
+    PassAtK,
     RegressionReport,
     ResultsDocument,
     RunInfo,
@@ -15,13 +16,14 @@ from ._document import (
     write_results,
 )
 from ._qalog import append_qa, qa_record
-from ._summary import build_summary, run_score, scores_by_requirement
+from ._summary import build_summary, pass_at_k_by_dataset, run_score, scores_by_requirement
 from ._terminal import render_summary
 
 __all__ = [
     "BaselineReport",
     "GateReport",
     "InvalidResults",
+    "PassAtK",
     "RegressionReport",
     "ResultsDocument",
     "RunInfo",
@@ -30,6 +32,7 @@ __all__ = [
     "build_summary",
     "generated_schema",
     "load_results",
+    "pass_at_k_by_dataset",
     "qa_record",
     "render_summary",
     "results_schema",

@@ -130,6 +130,22 @@ class BaselineReport(BaseModel):
     worst: list[RegressionReport] = Field(default_factory=list)
 
 
+class PassAtK(BaseModel):
+    """pass@k of one dataset from its tasks' samples (infrastructure failures are no sample)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tasks: int = Field(description="Tasks with at least one counted sample")
+    samples: int = Field(description="Counted samples: items not api_error or sandbox_error")
+    correct: int = Field(description="Counted samples with status success")
+    min_samples: int = Field(description="Fewest counted samples of a task: k is reported up to it")
+    max_samples: int = Field(description="Most counted samples of a task")
+    values: dict[str, float] = Field(
+        description="pass@k for k in 1, 10, 100 up to min_samples, keyed 'pass@1', ...; the mean "
+        "over tasks of the unbiased estimator 1 - C(n-c, k) / C(n, k)"
+    )
+
+
 class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -145,8 +161,13 @@ class RunSummary(BaseModel):
     phase0: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Phase-0 metrics per dataset; infinity is the string 'inf'"
     )
+    pass_at_k: dict[str, PassAtK] = Field(
+        default_factory=dict, description="pass@k per dataset (tasks with no counted sample "
+        "left out); absent in results written before it was recorded"
+    )
     metrics: dict[str, float | str | None] = Field(
-        default_factory=dict, description="Flat eval/{dataset}/{metric} names"
+        default_factory=dict, description="Flat eval/{dataset}/{metric} names, pass@k as "
+        "eval/{dataset}/pass@{k}"
     )
     warnings: list[str] = Field(default_factory=list)
     totals: Totals = Field(default_factory=Totals, description="Every role together")

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from ..models import STATUSES, ItemResult, Usage
+from ..models import INFRA_STATUSES, STATUSES, ItemResult, Usage
 from ..scoring import (
+    PASS_AT_K,
     ProblemOutcome,
     agreement_band,
     bootstrap_ci,
     group_by_dataset,
     json_safe,
     metric_names,
+    pass_at_k,
     phase0_metrics,
     phase0_warnings,
     wilson_interval,
 )
-from ._document import RunSummary, ScoreInterval
+from ._document import PassAtK, RunSummary, ScoreInterval
 from ._judging import dimension_scores, judge_usage, judging_summary, totals_of
 
 
@@ -42,6 +44,9 @@ def build_summary(
         phase0[dataset] = {name: json_safe(value) for name, value in values.items()}
         metrics |= {name: json_safe(value) for name, value in metric_names(dataset, values).items()}
         warnings += phase0_warnings(dataset, values)
+    passes = pass_at_k_by_dataset(items)
+    for dataset, report in passes.items():
+        metrics |= {f"eval/{dataset}/{name}": value for name, value in report.values.items()}
     judging, judging_warnings = judging_summary(items)
     warnings += judging_warnings
     if len(items) < planned:
@@ -56,6 +61,7 @@ def build_summary(
         items_planned=planned,
         status_counts={status: counts.get(status, 0) for status in STATUSES},
         phase0=phase0,
+        pass_at_k=passes,
         metrics=metrics,
         warnings=warnings,
         totals=totals_of(sum(roles.values(), Usage())),
@@ -67,17 +73,42 @@ def build_summary(
     )
 
 
+def pass_at_k_by_dataset(items: Iterable[ItemResult], ks: Iterable[int] = PASS_AT_K
+                         ) -> dict[str, PassAtK]:
+    """pass@k per dataset: each task's samples ``n`` and correct ones ``c`` (status success),
+    infrastructure failures left out of ``n`` (they are no sample of the model); a task
+    with no sample left is left out. ``ks``: the k to report, each up to the fewest samples."""
+    counts: dict[str, dict[str, list[int]]] = {}
+    for item in items:
+        if item.status not in INFRA_STATUSES:
+            task = counts.setdefault(item.dataset, {}).setdefault(item.task_id, [0, 0])
+            task[0] += 1
+            task[1] += item.status == "success"
+    ks = tuple(ks)
+    reports = {}
+    for dataset, tasks in counts.items():
+        pairs = [(n, c) for n, c in tasks.values()]
+        reports[dataset] = PassAtK(
+            tasks=len(pairs), samples=sum(n for n, _ in pairs), correct=sum(c for _, c in pairs),
+            min_samples=min(n for n, _ in pairs), max_samples=max(n for n, _ in pairs),
+            values={f"pass@{k}": value for k, value in pass_at_k(pairs, ks).items()},
+        )
+    return reports
+
+
 def run_score(items: Sequence[ItemResult], *, seed: int) -> tuple[float | None, ScoreInterval | None]:
     """The run's score (mean item score) and its 95 % interval.
 
-    Pass/fail items (static suites without a panel) get a Wilson interval; judged
-    items a bootstrap over requirements, clustered by requirement, seeded by the run.
+    Pass/fail items (static suites without a panel) asked once per task get a Wilson
+    interval; judged items, and samples (several per task, not independent), a bootstrap
+    clustered by requirement (task), seeded by the run.
     """
     scored = [item for item in items if item.score is not None]
     if not scored:
         return None, None
     scores = [item.score for item in scored if item.score is not None]
-    if all(item.kind == "static" and item.panel is None for item in scored):
+    if all(item.kind == "static" and item.panel is None and item.sample is None
+           for item in scored):
         solved = sum(1 for score in scores if score == 100.0)
         low, high = wilson_interval(solved, len(scores))
         overall = 100 * solved / len(scores)

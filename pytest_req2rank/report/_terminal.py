@@ -6,7 +6,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
-from ._document import BaselineReport, JudgingSummary, ResultsDocument, RunSummary, Totals
+from ._document import (
+    BaselineReport,
+    JudgingSummary,
+    PassAtK,
+    ResultsDocument,
+    RunSummary,
+    Totals,
+)
 
 Value = float | str | None
 
@@ -43,7 +50,7 @@ def render_summary(
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():
-        lines += ["", *_dataset_table(dataset, metrics)]
+        lines += ["", *_dataset_table(dataset, metrics, summary.pass_at_k.get(dataset))]
     lines += ["", *_usage_lines(summary)]
     lines += [f"warning: {warning}" for warning in summary.warnings]
     if summary.baseline is not None:
@@ -119,7 +126,8 @@ def _baseline_lines(baseline: BaselineReport) -> list[str]:
     return lines
 
 
-def _dataset_table(dataset: str, m: Mapping[str, Value]) -> list[str]:
+def _dataset_table(dataset: str, m: Mapping[str, Value], passes: PassAtK | None = None
+                   ) -> list[str]:
     rows = [
         ("quality", [
             ("accepted@1", _pct(m["accepted_at_1"])),
@@ -148,11 +156,20 @@ def _dataset_table(dataset: str, m: Mapping[str, Value]) -> list[str]:
             ("sandbox_error", _pct(m["sandbox_error_rate"])),
         ]),
     ]
+    if passes is not None:
+        rows.insert(1, ("pass@k", _pass_at_k_cells(passes)))
     width = max(len(label) for label, _ in rows)
     return [f"[{dataset}]"] + [
         f"  {label:<{width}}  " + " | ".join(f"{name} {value}" for name, value in cells)
         for label, cells in rows
     ]
+
+
+def _pass_at_k_cells(passes: PassAtK) -> list[tuple[str, str]]:
+    each = (f"{passes.min_samples} each" if passes.min_samples == passes.max_samples
+            else f"{passes.min_samples}-{passes.max_samples} each")
+    samples = f"{passes.samples} over {passes.tasks} tasks ({each}), {passes.correct} correct"
+    return [*((name, _pct(value)) for name, value in passes.values.items()), ("samples", samples)]
 
 
 def _pct(value: Value) -> str:

@@ -36,6 +36,7 @@ from ._panel import (
     round_half_up,
     score_panel,
 )
+from ._pass_at_k import PASS_AT_K, pass_at_k
 from ._phase0 import (
     ProblemOutcome,
     group_by_dataset,
@@ -48,6 +49,7 @@ from ._phase0 import (
 __all__ = [
     "EXIT_GATE_FAILED",
     "MODERATE_AGREEMENT_MAX_SIGMA",
+    "PASS_AT_K",
     "Agreement",
     "Interval",
     "PairedDiff",
@@ -73,6 +75,7 @@ __all__ = [
     "p95_total_judge_time",
     "p99_total_judge_time",
     "paired_bootstrap_diff",
+    "pass_at_k",
     "pass_ratio_mean",
     "pass_ratio_p50",
     "pass_ratio_p90",

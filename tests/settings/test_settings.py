@@ -251,3 +251,30 @@ def test_settings_cross_to_xdist_workers_unchanged(tmp_path: Path) -> None:
                                            "weights": "functionality=40,quality=20,logic=20,"
                                                       "security=10,engineering=10"})
     assert Settings.model_validate_json(worker_settings(settings)) == settings
+
+
+@pytest.mark.parametrize(("cli", "env", "message"), [
+    ({"samples_per_task": "0"}, {}, "--r2r-samples-per-task: must be greater than or equal to 1, got '0'"),
+    ({"samples_per_task": "x"}, {}, "--r2r-samples-per-task: expected an integer, got 'x'"),
+    ({"samples_per_task": "2.5"}, {}, "--r2r-samples-per-task: expected an integer, got '2.5'"),
+    ({}, {"R2R_SAMPLES_PER_TASK": "-1"}, ("--r2r-samples-per-task (from environment variable "
+                                          "R2R_SAMPLES_PER_TASK): must be greater than or equal "
+                                          "to 1, got '-1'")),
+])
+def test_bad_sample_counts_are_one_line_errors(
+    cli: dict[str, str], env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(SettingsError) as excinfo:
+        resolve(cli=cli, env=env)
+    assert str(excinfo.value) == message
+
+
+def test_samples_per_task_and_the_identical_samples_warning() -> None:
+    assert resolve().samples_per_task == 1
+    assert resolve(ini={"samples_per_task": "4"}).samples_per_task == 4
+    cold = resolve(cli={"samples_per_task": "3"})
+    assert "3 samples per task at temperature 0" in (cold.identical_samples_warning(3) or "")
+    assert cold.identical_samples_warning(1) is None
+    assert resolve(cli={"samples_per_task": "3", "temperature": "0.8"}
+                   ).identical_samples_warning(3) is None
+    assert resolve(cli={"model": "r2r/samples:s.jsonl"}).identical_samples_warning(5) is None
