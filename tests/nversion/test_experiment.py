@@ -16,8 +16,10 @@ from pytest_req2rank.nversion import (
     TaskExperiment,
     aggregate,
     run_experiment,
+    same_output,
     task_inputs,
     version_outputs,
+    vote_task,
 )
 from pytest_req2rank.sandbox import Sandbox
 from pytest_req2rank.suites import load_humaneval
@@ -129,6 +131,8 @@ def test_floats_are_voted_within_the_tolerance(nv_sandbox: Sandbox,
                               timeout_s=3.0, cache=nv_cache)
     assert modulo != decimal  # 0.33000000000000007 and 0.33: equal only within the tolerance
     assert all(o.kind == "value" for o in modulo + decimal)
+    assert all(same_output(a, b) for a, b in zip(modulo, decimal, strict=True))
+    assert vote_task(task.task_id, [modulo, decimal, modulo], inputs.reference).complete_consensus
 
 
 def test_failures_are_outputs_of_their_own(nv_sandbox: Sandbox, nv_cache: ReferenceCache) -> None:
