@@ -146,8 +146,8 @@ def _task_errors(task: LibraryTask, name: str) -> list[tuple[str, str]]:
     if task.family not in FAMILIES:
         found.append(("family", f"{task.family!r} is not one of {', '.join(FAMILIES)}"))
     if len(task.implementations) < MIN_IMPLEMENTATIONS:
-        found.append(("implementations", f"{len(task.implementations)} given, at least "
-                      f"{MIN_IMPLEMENTATIONS} needed"))
+        found.append(("implementations", (f"{len(task.implementations)} given, at least "
+                      f"{MIN_IMPLEMENTATIONS} needed")))
     seen_names: set[str] = set()
     seen_kinds: set[tuple[str, str]] = set()
     for index, impl in enumerate(task.implementations):
@@ -161,8 +161,8 @@ def _task_errors(task: LibraryTask, name: str) -> list[tuple[str, str]]:
         if not all(kind):
             found.append((f"{where}.paradigm", "paradigm and data_structure must not be empty"))
         elif kind in seen_kinds:
-            found.append((f"{where}.paradigm", f"paradigm {kind[0]!r} with data structure "
-                          f"{kind[1]!r} is used twice"))
+            found.append((f"{where}.paradigm", (f"paradigm {kind[0]!r} with data structure "
+                          f"{kind[1]!r} is used twice")))
         seen_kinds.add(kind)
         found += [(f"{where}.code", reason) for reason in code_errors(impl.code, task.entry_point)]
     return found
