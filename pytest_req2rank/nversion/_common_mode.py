@@ -95,7 +95,8 @@ def _visit(node: ast.AST, operator: CommonModeOperator, parameters: frozenset[st
         elif isinstance(value, ast.AST):
             setattr(node, name, _visit(value, operator, parameters, found))
     for replacement, description in operator(node, parameters):
-        found.append(f"line {getattr(node, 'lineno', 0)}: {description}")
+        anchor = node.target if isinstance(node, ast.comprehension) else node
+        found.append(f"line {getattr(anchor, 'lineno', 0)}: {description}")
         return ast.copy_location(replacement, node) if hasattr(node, "lineno") else replacement
     return node
 
