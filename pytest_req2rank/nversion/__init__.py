@@ -1,6 +1,14 @@
-"""N-version programming: run N versions of a task, inject faults, vote on the host, and
-measure the ensemble (FR, MCR, CCR, TPR, AFVR) and the versions' diversity."""
+"""N-version programming: N versions of a task, from the offline library of diverse
+implementations or a model; faults injected (mutants, common-mode failures), votes on the
+host, and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
 
+from ._common_mode import (
+    CommonModeFailure,
+    NotApplicable,
+    bundled_catalogue,
+    for_family,
+    load_common_modes,
+)
 from ._diversity import (
     STRUCTURAL,
     PairVerdict,
@@ -23,7 +31,7 @@ from ._experiment import (
 from ._faults import (
     ALGORITHM_LEVEL,
     CODE_LEVEL,
-    CommonModeFailure,
+    FailureInjector,
     Fault,
     Injection,
     MutantSearch,
@@ -32,6 +40,17 @@ from ._faults import (
     inject_code_level,
     inject_common_mode,
     picked_versions,
+)
+from ._library import (
+    FAMILIES,
+    LIBRARY_VERSION,
+    Implementation,
+    LibraryError,
+    LibraryTask,
+    check_library_file,
+    load_library,
+    normalised_ast,
+    normalised_ast_similarity,
 )
 from ._metrics import (
     PatternMetrics,
@@ -49,13 +68,20 @@ from ._voting import TaskVote, Vote, vote, vote_task
 __all__ = [
     "ALGORITHM_LEVEL",
     "CODE_LEVEL",
+    "FAMILIES",
+    "LIBRARY_VERSION",
     "STRUCTURAL",
     "TIMEOUT_S",
     "TOLERANCE",
     "CommonModeFailure",
+    "FailureInjector",
     "Fault",
+    "Implementation",
     "Injection",
+    "LibraryError",
+    "LibraryTask",
     "MutantSearch",
+    "NotApplicable",
     "Output",
     "PairVerdict",
     "PairwiseSimilarity",
@@ -71,16 +97,23 @@ __all__ = [
     "Vote",
     "added_failure_rate",
     "aggregate",
+    "bundled_catalogue",
+    "check_library_file",
     "complete_consensus_rate",
     "failure_rate",
     "fault_count",
+    "for_family",
     "inject_code_level",
     "inject_common_mode",
     "levenshtein_similarity",
+    "load_common_modes",
+    "load_library",
     "ls",
     "majority_consensus_rate",
     "mbcs",
     "mean_test_pass_rate",
+    "normalised_ast",
+    "normalised_ast_similarity",
     "pattern_metrics",
     "picked_versions",
     "run_experiment",

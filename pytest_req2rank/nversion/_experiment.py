@@ -18,7 +18,7 @@ from ..models import ExecutionResult, Task, TestStatus
 from ..sandbox import Sandbox
 from ._faults import (
     MAX_MUTANT_TRIES,
-    CommonModeFailure,
+    FailureInjector,
     Fault,
     Injection,
     MutantSearch,
@@ -98,7 +98,7 @@ class _Runner:
 
 
 def run_experiment(task: Task, versions: Sequence[str], sandbox: Sandbox, *, seed: int,
-                   patterns: Sequence[Pattern], common_mode: Sequence[CommonModeFailure] = (),
+                   patterns: Sequence[Pattern], common_mode: Sequence[FailureInjector] = (),
                    timeout_s: float = TIMEOUT_S, tolerance: float = TOLERANCE,
                    cache: ReferenceCache | None = None,
                    max_mutant_tries: int = MAX_MUTANT_TRIES) -> TaskExperiment:

@@ -66,7 +66,7 @@ ALGORITHM_LEVEL = tuple(Pattern(family="AL", level=level) for level in range(5))
 
 
 @runtime_checkable
-class CommonModeFailure(Protocol):
+class FailureInjector(Protocol):
     """A common-mode failure: ``name`` identifies it; calling it with a version's code returns
     the code with the failure applied, or None when the failure does not apply to that code."""
 
@@ -185,7 +185,7 @@ def inject_code_level(pattern: Pattern, codes: Sequence[str], search: MutantSear
 
 
 def inject_common_mode(pattern: Pattern, codes: Sequence[str],
-                       failures: Sequence[CommonModeFailure], *, seed: int,
+                       failures: Sequence[FailureInjector], *, seed: int,
                        task_id: str) -> Injection:
     """Pat-AL ``pattern.level`` applied to ``codes`` with the task's ``failures`` (see the
     module)."""

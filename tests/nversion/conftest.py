@@ -1,4 +1,5 @@
-"""A process sandbox and an in-memory reference cache shared by the N-version tests."""
+"""Shared fixtures of the N-version tests: one process sandbox and an in-memory reference
+cache for the session, the library and its HumanEval tasks."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_req2rank.execution import ReferenceCache
+from pytest_req2rank.execution import ReferenceCache, grade
+from pytest_req2rank.models import Task
+from pytest_req2rank.nversion import LibraryTask, load_library
 from pytest_req2rank.sandbox import ProcessSandbox
+from pytest_req2rank.suites import load_humaneval
+
+TIMEOUT_S = 3.0
+"""Ceiling of one HumanEval ``check`` test's budget (the budget itself follows the reference)."""
 
 
 @pytest.fixture(scope="session")
@@ -17,5 +24,26 @@ def nv_sandbox() -> Iterator[ProcessSandbox]:
 
 
 @pytest.fixture(scope="session")
+def sandbox(nv_sandbox: ProcessSandbox) -> ProcessSandbox:
+    return nv_sandbox
+
+
+@pytest.fixture(scope="session")
 def nv_cache() -> ReferenceCache:
     return ReferenceCache()
+
+
+@pytest.fixture(scope="session")
+def library() -> tuple[LibraryTask, ...]:
+    return load_library()
+
+
+@pytest.fixture(scope="session")
+def humaneval_tasks() -> dict[str, Task]:
+    return {task.task_id: task for task in load_humaneval()}
+
+
+def grade_code(task: Task, code: str, sandbox: ProcessSandbox) -> tuple[str, str | None]:
+    """The final status of ``code`` on ``task``'s own HumanEval tests, and the reason."""
+    result = grade(task, {"solution.py": code}, sandbox, timeout_s=TIMEOUT_S)
+    return result.status, result.reason

@@ -12,7 +12,7 @@ from pytest_req2rank.models import Task
 from pytest_req2rank.nversion import (
     ALGORITHM_LEVEL,
     CODE_LEVEL,
-    CommonModeFailure,
+    FailureInjector,
     MutantSearch,
     Pattern,
     fault_count,
@@ -61,9 +61,9 @@ def test_picks_are_seeded_nested_and_vary_with_the_seed() -> None:
 
 
 def test_common_mode_failures_go_to_every_version() -> None:
-    failures: list[CommonModeFailure] = [Replace("<=", "<"), Replace("+ 1", "+ 2"),
+    failures: list[FailureInjector] = [Replace("<=", "<"), Replace("+ 1", "+ 2"),
                                          Replace("range(n)", "range(n - 1)")]
-    assert all(isinstance(f, CommonModeFailure) for f in failures)
+    assert all(isinstance(f, FailureInjector) for f in failures)
     codes = ["x <= y + 1", "a <= b + 1", "a <= b"]
     none = inject_common_mode(ALGORITHM_LEVEL[0], codes, failures, seed=1, task_id="t")
     assert none.codes == tuple(codes) and not none.faults and not none.picked

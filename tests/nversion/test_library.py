@@ -1,0 +1,77 @@
+"""The offline library: its size, its tasks' fit to HumanEval, and every version correct
+(graded by the project's own grading in the sandbox)."""
+
+from __future__ import annotations
+
+import ast
+import time
+
+import pytest
+
+from pytest_req2rank.models import Task
+from pytest_req2rank.nversion import FAMILIES, LIBRARY_VERSION, LibraryTask
+from pytest_req2rank.sandbox import ProcessSandbox
+
+from .conftest import grade_code
+
+
+def test_library_size_and_version(library: tuple[LibraryTask, ...]) -> None:
+    assert len(library) >= 30
+    assert all(len(t.implementations) >= 3 for t in library)
+    assert sum(len(t.implementations) >= 5 for t in library) >= 10
+    assert {t.version for t in library} == {LIBRARY_VERSION}
+    assert {t.family for t in library} <= set(FAMILIES)
+    assert len({t.task_id for t in library}) == len(library)
+
+
+def test_models_are_frozen(library: tuple[LibraryTask, ...]) -> None:
+    with pytest.raises(Exception, match="frozen"):
+        library[0].family = "sorting"  # type: ignore[misc]
+    with pytest.raises(Exception, match="frozen"):
+        library[0].implementations[0].code = ""  # type: ignore[misc]
+
+
+def _signature(code: str, name: str) -> list[str]:
+    tree = ast.parse(code)
+    (func,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    return [a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)]
+
+
+def test_every_version_has_the_humaneval_signature(library: tuple[LibraryTask, ...],
+                                                   humaneval_tasks: dict[str, Task]) -> None:
+    for entry in library:
+        task = humaneval_tasks[entry.task_id]
+        assert entry.entry_point == task.entry_point, entry.task_id
+        wanted = _signature(task.prompt, entry.entry_point)
+        for impl in entry.implementations:
+            assert _signature(impl.code, entry.entry_point) == wanted, (entry.task_id, impl.name)
+
+
+def _graded(entries: list[LibraryTask], humaneval_tasks: dict[str, Task],
+            sandbox: ProcessSandbox) -> list[str]:
+    failures = []
+    for entry in entries:
+        for impl in entry.implementations:
+            status, reason = grade_code(humaneval_tasks[entry.task_id], impl.code, sandbox)
+            if status != "success":
+                failures.append(f"{entry.task_id} {impl.name}: {status} ({reason})")
+    return failures
+
+
+def test_every_version_of_every_task_passes_its_tests(
+        library: tuple[LibraryTask, ...], humaneval_tasks: dict[str, Task],
+        sandbox: ProcessSandbox) -> None:
+    """All versions, one shared fork-server sandbox: about 2 s for 145 versions here, so the
+    full check stays in the fast suite."""
+    start = time.perf_counter()
+    assert _graded(list(library), humaneval_tasks, sandbox) == []
+    count = sum(len(t.implementations) for t in library)
+    print(f"\n{count} versions graded in {time.perf_counter() - start:.1f} s")
+
+
+def test_a_wrong_version_fails_the_same_grading(humaneval_tasks: dict[str, Task],
+                                                sandbox: ProcessSandbox) -> None:
+    """The grading used above can fail: HumanEval/12 with ties broken the wrong way."""
+    wrong = ("def longest(strings):\n"
+             "    return max(reversed(strings), key=len) if strings else None\n")
+    assert grade_code(humaneval_tasks["HumanEval/12"], wrong, sandbox)[0] != "success"
