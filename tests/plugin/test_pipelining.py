@@ -8,13 +8,19 @@ Runs that call litellm run in-process (tests/conftest.py keeps litellm across th
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _store_runs import count_rows
 
 from pytest_req2rank.plugin._evaluator import Evaluator
 from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
@@ -116,6 +122,29 @@ def test_x_stops_at_once_and_leaves_no_thread(
     items = json.loads((pytester.path / "results.json").read_text())["items"]
     assert [(item["item_id"], item["status"]) for item in items] == [
         ("suite/add0", "wrong_answer")]
+
+
+def test_ctrl_c_cancels_calls_in_flight_and_keeps_what_finished(
+    pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first item finishes at once; every other answer would take five minutes.
+    script(suite, monkeypatch, {n: 300.0 for n in range(1, TASKS)})
+    db = pytester.path / "store.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *RUN, "--r2r-concurrency=8", "--r2r-db=store.db",
+         "-p", "no:xdist"],
+        cwd=pytester.path, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while process.poll() is None and time.monotonic() < deadline:
+        if db.exists() and count_rows(db, "items") >= 1:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    # Calls of 300 s in flight: a run that waited for them would not end within this.
+    assert process.wait(timeout=120) == pytest.ExitCode.INTERRUPTED
+    assert count_rows(db, "items") == 1
+    assert [call["outcome"] for call in read_fake_log(suite)] == ["text"]
 
 
 def test_an_item_without_a_result_within_its_ceiling_is_an_api_error(
