@@ -105,7 +105,9 @@ def test_killed_run_resumes_to_the_same_result(bench: pytest.Pytester, fake: Pat
     kill_after(args, bench.path, db, finished=4)
     cached = count_rows(db, "llm_cache")
     calls_before = len(read_fake_log(fake))
-    assert 4 <= cached <= calls_before < 12
+    # Items run ahead of pytest: calls of items not yet stored may have been answered (and
+    # cached) before the kill, all of them at most.
+    assert 4 <= cached <= calls_before <= 12
     (run_id,) = run_ids(db)
     resumed = bench.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=results.json")
     resumed.assert_outcomes(passed=12)

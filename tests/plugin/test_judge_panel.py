@@ -225,8 +225,10 @@ def test_killed_judged_run_resumes_without_asking_twice(
     bench: pytest.Pytester, judges: Path
 ) -> None:
     rounds = 6
+    # One item at a time, so the kill lands mid-run (items ahead of pytest would all be done).
     args = ["--r2r-suite=dynamic", f"--r2r-rounds={rounds}", "--r2r-seed=11",
-            "--r2r-complexity=C1,C2", PANEL, "--r2r-db=store.db", "-p", "no:xdist"]
+            "--r2r-complexity=C1,C2", PANEL, "--r2r-db=store.db", "-p", "no:xdist",
+            "--r2r-concurrency=1"]
     db = bench.path / "store.db"
     kill_after(args, bench.path, db, finished=1)
     cached = count_rows(db, "llm_cache")

@@ -185,8 +185,9 @@ def fake(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator
 def test_each_sample_is_its_own_request_and_resume_asks_nothing_again(
     pytester: pytest.Pytester, fake: Path
 ) -> None:
+    # One call at a time: the fake script hands its responses out in the order calls arrive.
     args = (SUITE, "--r2r-model=fake/coder", "--r2r-samples-per-task=3", "--r2r-seed=5",
-            "--r2r-temperature=0.8", "--r2r-db=store.db")
+            "--r2r-temperature=0.8", "--r2r-db=store.db", "--r2r-concurrency=1")
     first = pytester.runpytest(*args, "--r2r-json=first.json", *SERIAL)
     first.assert_outcomes(passed=3, failed=3)
     first.stdout.fnmatch_lines(["req2rank: run * (6 items: 2 tasks x 3 samples) | model fake/coder"])
@@ -201,10 +202,16 @@ def test_each_sample_is_its_own_request_and_resume_asks_nothing_again(
 
     calls = read_fake_log(fake)
     assert len(calls) == 6
-    seeds = [call["seed"] for call in calls]
-    assert seeds == [sample_seed(5, k) for k in range(3)] * 2
-    assert seeds[0] == 5 and len(set(seeds[:3])) == 3
+    # items are evaluated ahead of pytest, so calls finish in any order: compare per task
+    per_task: dict[str, list[int]] = {"add": [], "reverse": []}
+    for call in calls:
+        task = "add" if "def add(" in call["messages"][-1]["content"] else "reverse"
+        per_task[task] = sorted([*per_task[task], call["seed"]])
+    expected = sorted(sample_seed(5, k) for k in range(3))
+    assert per_task == {"add": expected, "reverse": expected}
+    assert sample_seed(5, 0) == 5 and len(set(expected)) == 3
     assert {call["temperature"] for call in calls} == {0.8}
+    seeds = sorted(call["seed"] for call in calls)
 
     # --lf and -k know the sample ids
     def collected(*extra: str) -> list[str]:
@@ -217,7 +224,7 @@ def test_each_sample_is_its_own_request_and_resume_asks_nothing_again(
 
     # the same run seed gives the same per-sample seeds
     pytester.runpytest(*args, "--r2r-json=second.json", *SERIAL)
-    assert [call["seed"] for call in read_fake_log(fake)[6:]] == seeds
+    assert sorted(call["seed"] for call in read_fake_log(fake)[6:]) == seeds
 
     # the first run interrupted after every answer was kept but before its items were:
     # the resumed run answers each sample from its own cached answer, and calls nothing

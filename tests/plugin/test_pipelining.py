@@ -129,20 +129,23 @@ def test_ctrl_c_cancels_calls_in_flight_and_keeps_what_finished(
 ) -> None:
     # The first item finishes at once; every other answer would take a minute.
     script(suite, monkeypatch, {n: 60.0 for n in range(1, TASKS)})
-    db = pytester.path / "store.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *RUN, "--r2r-concurrency=8", "--r2r-db=store.db",
-         "-p", "no:xdist"],
-        cwd=pytester.path, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while process.poll() is None and time.monotonic() < deadline:
-        if db.exists() and count_rows(db, "items") >= 1:
-            break
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    # Calls of 60 s in flight: a run that waited for them would not end within this.
-    assert process.wait(timeout=45) == pytest.ExitCode.INTERRUPTED
+    db, output = pytester.path / "store.db", pytester.path / "output.txt"
+    with output.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pytest", *RUN, "--r2r-concurrency=8", "--r2r-db=store.db",
+             "-p", "no:xdist"],
+            cwd=pytester.path, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=sink, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 120
+        while process.poll() is None and time.monotonic() < deadline:
+            if db.exists() and count_rows(db, "items") >= 1:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, f"the run ended by itself:\n{output.read_text()[-3000:]}"
+        process.send_signal(signal.SIGINT)
+        # Calls of 60 s in flight: a run that waited for them would not end within this.
+        code = process.wait(timeout=45)
+    assert code == pytest.ExitCode.INTERRUPTED, output.read_text()[-3000:]
     assert count_rows(db, "items") == 1
     assert [call["outcome"] for call in read_fake_log(suite)] == ["text"]
 
