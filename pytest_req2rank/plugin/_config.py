@@ -85,6 +85,14 @@ def named_options(config: pytest.Config) -> list[str]:
             if config.getoption(_dest(name)) is not None or _ini_value(config, name) is not None]
 
 
+def nversion_asked(config: pytest.Config) -> bool:
+    """Whether this session asks for an N-version run (``--r2r-nversion``, its ini key or
+    environment variable), before the settings are resolved."""
+    return (config.getoption(_dest("nversion")) is not None
+            or _ini_value(config, "nversion") is not None
+            or bool(os.environ.get(spelling("env", "nversion"), "").strip()))
+
+
 def _ini_value(config: pytest.Config, name: str) -> str | None:
     value = config.getini(spelling("ini", name))
     return None if value is None else str(value)

@@ -13,7 +13,7 @@ from ._controller import Controller, lost_item
 from ._keys import EVALUATOR_KEY
 from ._progress import Progress
 
-_PARAM_ID = re.compile(r"\[(.+)\]$")
+_PARAM_ID = re.compile(r"\[(.+)\](?:@[^\[\]]*)?$")  # "@group": xdist's loadgroup suffix
 EXIT_OUTPUT_FAILED = 7
 """The run finished, but an output (results JSON, Q&A log, store) could not be written."""
 
