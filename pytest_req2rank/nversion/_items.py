@@ -42,7 +42,10 @@ def patterns_of(families: Iterable[str]) -> tuple[Pattern, ...]:
 
 
 def task_key(task: Task) -> str:
-    """The N-version item id of ``task``: ``humaneval/HumanEval_12`` → ``nversion/HumanEval_12``."""
+    """The N-version id of ``task``'s task: ``humaneval/HumanEval_12`` → ``nversion/HumanEval_12``
+    (an N-version item's task: ``nversion/HumanEval_12/v3`` → ``nversion/HumanEval_12``)."""
+    if task.dataset == DATASET:
+        return split_item_id(task.item_id)[0]
     return f"{DATASET}/{task.item_id.split('/', 1)[-1]}"
 
 
@@ -181,15 +184,16 @@ class NVersionEvaluator:
                                 reason=f"version {lost.nversion.version} has no code: "
                                        f"{lost.status} ({lost.reason})")
         codes = [v.code.get("solution.py", "") for v in versions]
+        base = task.model_copy(update={"item_id": key})  # one task for all its patterns
         with self._lock(key):
             try:
                 bench = self._benches.get(key)
                 if bench is None:
                     bench = self._benches[key] = TaskBench(
-                        task, self.sandbox, seed=self._seed, timeout_s=self.timeout_s,
+                        base, self.sandbox, seed=self._seed, timeout_s=self.timeout_s,
                         cache=self.cache)
                 experiment = run_experiment(
-                    task, codes, self.sandbox, seed=self._seed, patterns=[pattern],
+                    base, codes, self.sandbox, seed=self._seed, patterns=[pattern],
                     common_mode=self._failures(task), timeout_s=self.timeout_s,
                     cache=self.cache, bench=bench)
             except (SandboxFailed, Ungradable, ValueError) as exc:

@@ -14,7 +14,7 @@ import pytest
 from .._startup import freeze_long_lived
 from ..errors import ConfigurationError
 from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
-from ._config import add_options, nversion_asked
+from ._config import LOADGROUP, add_options, nversion_asked
 from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
 from ._lookahead import task_id, upcoming
 
@@ -43,6 +43,8 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int | pytest.E
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if is_worker(config) and config.workerinput.get(LOADGROUP):  # type: ignore[attr-defined]
+        config.option.loadgroup = True  # xdist suffixes the grouped items' ids by it
     if asked_for(config):
         from ._session import configure_session  # the engine: only in a benchmark session
 

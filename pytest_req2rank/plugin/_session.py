@@ -272,7 +272,9 @@ def header_lines(config: pytest.Config) -> list[str]:
     settings, plan = evaluator.settings, evaluator.plan
     model = plan.model
     if settings.model_is_default:
-        model = (f"{REFERENCE_MODEL} (offline default: answers with each task's reference solution; "
+        answers = ("version k of a task with the N-version library's implementation k" if
+                   plan.nversion is not None else "each task's reference solution")
+        model = (f"{REFERENCE_MODEL} (offline default: answers with {answers}; "
                  "pass --r2r-model=MODEL to benchmark a model)")
     lines = [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
