@@ -13,11 +13,19 @@ from __future__ import annotations
 import math
 import re
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from ..execution import ReferenceCache, RunOptions, SandboxFailed, Ungradable, run_task
-from ..models import INFRA_STATUSES, REFERENCE_MODEL, ItemResult, NVersionRecord, Task
+from ..models import (
+    INFRA_STATUSES,
+    REFERENCE_MODEL,
+    ItemResult,
+    NVersionRecord,
+    Task,
+    Timings,
+)
 from ..providers import Completion, CompletionRequest, Provider, ProviderError
 from ..sandbox import Sandbox
 from ._common_mode import CommonModeFailure, for_family, load_common_modes
@@ -129,6 +137,7 @@ class NVersionEvaluator:
         self._diversity: dict[str, dict[str, float]] = {}
         self._locks: dict[object, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._t0: dict[str, float] = {}
 
     def _lock(self, key: object) -> threading.Lock:
         with self._guard:
@@ -175,6 +184,7 @@ class NVersionEvaluator:
         voted output is correct on every input."""
         key = task_key(task)
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        self._t0[task.item_id] = time.perf_counter()
         record = NVersionRecord(role="ensemble", task=key, versions=self.n, pattern=pattern.name)
         versions = [self.version(task, k) for k in range(self.n)]
         lost = next((v for v in versions if v.status in INFRA_STATUSES), None)
@@ -242,7 +252,9 @@ class NVersionEvaluator:
 
     def _result(self, task: Task, record: NVersionRecord, started: str, *, status: str,
                 reason: str | None, passed: int = 0, total: int = 0) -> ItemResult:
+        total_s = time.perf_counter() - self._t0.pop(task.item_id, time.perf_counter())
         return ItemResult(
+            timings=Timings(total_s=total_s, execution_s=total_s),
             item_id=task.item_id, dataset=DATASET, task_id=task.task_id,
             model=self.provider.model, status=status, reason=reason,
             pass_ratio=passed / total if total else 0.0, tests_passed=passed, tests_total=total,

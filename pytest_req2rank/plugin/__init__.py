@@ -95,8 +95,8 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
 def _group_nversion_tasks(config: pytest.Config, items: list[pytest.Item]) -> None:
     """An N-version task's items (``nversion/TASK/...``) share one ``xdist_group``, so
     ``--dist loadgroup`` keeps them on one worker, versions before ensemble checks."""
-    if config.stash[EVALUATOR_KEY].plan.nversion is None:
-        return
+    if config.stash[EVALUATOR_KEY].plan.nversion is None or not config.pluginmanager.hasplugin("xdist"):
+        return  # without xdist the mark is unknown (and the items run in order anyway)
     for item in items:
         planned = task_id(item)
         if planned is not None and planned.startswith("nversion/"):
