@@ -164,11 +164,16 @@ class Evaluator:
             prefetcher.ahead([self.tasks[i] for i in item_ids if i in self.tasks])
 
     def _build_shared(self) -> None:
-        """Build what the evaluation threads share here, on pytest's thread, not on theirs."""
-        built = [self.options, self.sandbox, self.panel_config if self.judges else None]
+        """Build what the evaluation threads share here, on pytest's thread: a cached property
+        is not built safely by several threads at once."""
+        shared = ["options", "sandbox"]
+        if self.judges:
+            shared.append("panel_config")
         if self.settings.suite.kind == "dynamic":
-            built.append(self.templates)
-        built.append(self.nversion)
+            shared.append("templates")
+        shared.append("nversion")
+        for name in shared:
+            getattr(self, name)
 
     def evaluate(self, task: Task) -> ItemResult:
         """The result of ``task``; when it was started ahead, that evaluation's."""

@@ -3,8 +3,9 @@
 
 Several processes (the controller and every xdist worker) use one file at once:
 WAL lets readers and one writer work together and the busy timeout makes a
-writer wait for another instead of failing. Within a process, the judges of an
-item use one store from several threads: a lock serializes its connection.
+writer wait for another instead of failing. Within a process, the items evaluated ahead of
+pytest and the judges of an item use one store from several threads: a lock serializes its
+connection.
 """
 
 from __future__ import annotations
@@ -164,7 +165,9 @@ class Store:
         return [ItemResult.model_validate_json(row["result"]) for row in rows]
 
     def item(self, run_id: str, item_id: str) -> ItemResult | None:
-        rows = list(self.db["items"].rows_where("run_id = ? and item_id = ?", [run_id, item_id]))
+        with self._lock:  # items evaluated ahead of pytest ask from their threads
+            rows = list(self.db["items"].rows_where("run_id = ? and item_id = ?",
+                                                    [run_id, item_id]))
         return ItemResult.model_validate_json(rows[0]["result"]) if rows else None
 
     def run(self, run_id: str) -> dict[str, Any] | None:

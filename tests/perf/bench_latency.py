@@ -1,7 +1,7 @@
 """Latency-bound runs: how much of a model's latency a run pays.
 
 Not collected by pytest. Run: ``python tests/perf/bench_latency.py [--tasks 64] [--latency 1]
-[--concurrency 16] [--workers 2] [--rounds 1] [--judges]``.
+[--concurrency 16] [--workers 2] [--rounds 1] [--judges] [--serial] [--dist load]``.
 
 The scripted fake model ``fake/coder`` answers each of the first ``--tasks`` HumanEval
 problems with its canonical solution, after ``--latency`` seconds or at once; with
@@ -70,6 +70,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--judges", action="store_true", help="two LLM judges per item")
     parser.add_argument("--serial", action="store_true", help="also measure -n 0")
+    parser.add_argument("--dist", help="xdist's --dist (default: the plugin's choice, worksteal)")
     options = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="r2r-latency-") as tmp:
@@ -87,6 +88,8 @@ def main() -> None:
                   f"--r2r-concurrency={options.concurrency}", "-q",
                   f"--r2r-dir={workdir / 'out'}"]
         common.append("--r2r-judges=fake/j1,fake/j2" if options.judges else "--r2r-judges=none")
+        if options.dist:
+            common.append(f"--dist={options.dist}")
         calls = 3 if options.judges else 1
         layouts = [("-n", str(options.workers))] + ([("-n", "0")] if options.serial else [])
         for layout in layouts:
