@@ -107,5 +107,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "PATH", "none", path=""),
     OptionSpec("max_drop", "Largest tolerated drop against --r2r-baseline, in score points",
                "POINTS", "0"),
+    OptionSpec("nversion", "N-version experiment: N versions of each task (2-20) as items, "
+               "faults injected and voted on", "N", "off"),
+    OptionSpec("faults", "Fault families of an N-version experiment: code (Pat-CL0-4), "
+               "algorithm (Pat-AL0-4)", "FAMILY,...", "code,algorithm"),
     OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),
 )

@@ -14,6 +14,7 @@ from ._final_status import final_status
 from ._isolation import WEAK_ISOLATION, IsolationLevel
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
+from ._nversion import NVersionRecord
 from ._pass_ratio import pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
@@ -72,6 +73,7 @@ __all__ = [
     "ItemResult",
     "JudgeVerdict",
     "ModelSpec",
+    "NVersionRecord",
     "PanelResult",
     "Priority",
     "Probe",

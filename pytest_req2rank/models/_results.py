@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._judging import JudgeVerdict, PanelResult
+from ._nversion import NVersionRecord
 from ._status import Status, TestStatus
 from ._usage import Usage
 
@@ -116,6 +117,9 @@ class ItemResult(BaseModel):
     )
     panel: PanelResult | None = Field(
         default=None, description="The panel's score of the item; None when it was not judged"
+    )
+    nversion: NVersionRecord | None = Field(
+        default=None, description="N-version items: the version or the ensemble check"
     )
 
     @property

@@ -97,20 +97,41 @@ class _Runner:
         return self._done[code]
 
 
+class TaskBench:
+    """What the experiments of one task share: its recorded inputs, each distinct code's
+    outputs and grading, and each version's mutant. Handing the same bench to several
+    :func:`run_experiment` calls (one pattern each) runs nothing twice and changes no result."""
+
+    def __init__(self, task: Task, sandbox: Sandbox, *, seed: int, timeout_s: float = TIMEOUT_S,
+                 cache: ReferenceCache | None = None,
+                 max_mutant_tries: int = MAX_MUTANT_TRIES) -> None:
+        self.task, self.seed, self.timeout_s = task, seed, timeout_s
+        self.runner = _Runner(task, sandbox, timeout_s, cache)
+        self.search = MutantSearch(task, sandbox, seed=seed, timeout_s=timeout_s, cache=cache,
+                                   max_tries=max_mutant_tries)
+
+
 def run_experiment(task: Task, versions: Sequence[str], sandbox: Sandbox, *, seed: int,
                    patterns: Sequence[Pattern], common_mode: Sequence[FailureInjector] = (),
                    timeout_s: float = TIMEOUT_S, tolerance: float = TOLERANCE,
                    cache: ReferenceCache | None = None,
-                   max_mutant_tries: int = MAX_MUTANT_TRIES) -> TaskExperiment:
+                   max_mutant_tries: int = MAX_MUTANT_TRIES,
+                   bench: TaskBench | None = None) -> TaskExperiment:
     """Run ``patterns`` on ``task``'s ``versions`` (complete programs defining the entry
-    point). ``common_mode``: the failures Pat-AL patterns draw from. Raises ``Ungradable``
-    when the reference's run cannot give the inputs, ``SandboxFailed`` when the sandbox fails."""
+    point). ``common_mode``: the failures Pat-AL patterns draw from; ``bench``: what earlier
+    calls on the same task, seed and timeout computed (see :class:`TaskBench`). Raises
+    ``Ungradable`` when the reference's run cannot give the inputs, ``SandboxFailed`` when
+    the sandbox fails."""
     if not versions:
         raise ValueError("an experiment needs at least one version")
     codes = list(versions)
-    runner = _Runner(task, sandbox, timeout_s, cache)
-    search = MutantSearch(task, sandbox, seed=seed, timeout_s=timeout_s, cache=cache,
-                          max_tries=max_mutant_tries)
+    if bench is None:
+        bench = TaskBench(task, sandbox, seed=seed, timeout_s=timeout_s, cache=cache,
+                          max_mutant_tries=max_mutant_tries)
+    elif (bench.task is not task and bench.task != task) or bench.seed != seed \
+            or bench.timeout_s != timeout_s:
+        raise ValueError("the bench was built for another task, seed or timeout")
+    runner, search = bench.runner, bench.search
     failing_before = sum(runner.run(code)[1].status != "success" for code in codes)
     runs = []
     for pattern in patterns:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,10 @@ class RunPlan(BaseModel):
     samples: int = Field(
         default=1, ge=1, description="The most samples of a task; above 1, every item id reads "
         "DATASET/TASK/sK (sample K of the task, 0-based)"
+    )
+    nversion: int | None = Field(
+        default=None, ge=2, description="An N-version run: N versions per task, items "
+        "nversion/TASK/vK and nversion/TASK/Pat-XXk; None otherwise"
     )
 
     def split_item_id(self, item_id: str) -> tuple[str, int | None]:
@@ -69,6 +73,7 @@ def build_plan(
     sample: int | None,
     run_id: str | None = None,
     samples: SampleCounts = 1,
+    nversion: int | None = None,
 ) -> RunPlan:
     """Freeze the items of a run: the (sampled subset of the) tasks, each ``samples`` times."""
     seed = new_seed() if seed is None else seed
@@ -78,9 +83,10 @@ def build_plan(
         seed=seed,
         model=model,
         suite=suite,
-        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         item_ids=tuple(task.item_id for task in selected),
         samples=max((task.sample + 1 for task in selected if task.sample is not None), default=1),
+        nversion=nversion,
     )
 
 

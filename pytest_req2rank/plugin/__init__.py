@@ -14,7 +14,7 @@ import pytest
 from .._startup import freeze_long_lived
 from ..errors import ConfigurationError
 from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
-from ._config import add_options
+from ._config import LOADGROUP, add_options, nversion_asked
 from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
 from ._lookahead import task_id, upcoming
 
@@ -33,15 +33,18 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int | pytest.E
     """Under ``-n`` without ``--dist``, a benchmark is distributed with xdist's ``worksteal``:
     each worker gets its share of the items at once and can start them ahead (``_prefetch``);
     xdist's default (``load``) hands long-running items out two at a time. (A wrapper: it
-    must run before xdist's own hook turns ``--dist`` from ``no`` into ``load``.)"""
+    must run before xdist's own hook turns ``--dist`` from ``no`` into ``load``.) An N-version
+    run gets ``loadgroup``: a task's versions and ensemble checks stay on one worker, in order."""
     if getattr(config.option, "numprocesses", None) and config.option.dist == "no" \
             and asked_for(config):
-        config.option.dist = "worksteal"
+        config.option.dist = "loadgroup" if nversion_asked(config) else "worksteal"
     return (yield)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if is_worker(config) and config.workerinput.get(LOADGROUP):  # type: ignore[attr-defined]
+        config.option.loadgroup = True  # xdist suffixes the grouped items' ids by it
     if asked_for(config):
         from ._session import configure_session  # the engine: only in a benchmark session
 
@@ -86,6 +89,18 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
         items.extend(builtin_items(session))
     if EVALUATOR_KEY in config.stash:
         _guard_with_ceilings(config, items)
+        _group_nversion_tasks(config, items)
+
+
+def _group_nversion_tasks(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """An N-version task's items (``nversion/TASK/...``) share one ``xdist_group``, so
+    ``--dist loadgroup`` keeps them on one worker, versions before ensemble checks."""
+    if config.stash[EVALUATOR_KEY].plan.nversion is None or not config.pluginmanager.hasplugin("xdist"):
+        return  # without xdist the mark is unknown (and the items run in order anyway)
+    for item in items:
+        planned = task_id(item)
+        if planned is not None and planned.startswith("nversion/"):
+            item.add_marker(pytest.mark.xdist_group(name=planned.rsplit("/", 1)[0]))
 
 
 def _guard_with_ceilings(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 WORKER_SETTINGS = "r2r_settings"
+LOADGROUP = "r2r_loadgroup"
+"""Whether the controller distributes with ``loadgroup`` (xdist's workers read it from
+their own ``--dist``, which the plugin does not change on them)."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -83,6 +86,14 @@ def named_options(config: pytest.Config) -> list[str]:
     (in any spelling, former names included)."""
     return [spelling("cli", name) for spec in OPTIONS for name in spec.names
             if config.getoption(_dest(name)) is not None or _ini_value(config, name) is not None]
+
+
+def nversion_asked(config: pytest.Config) -> bool:
+    """Whether this session asks for an N-version run (``--r2r-nversion``, its ini key or
+    environment variable), before the settings are resolved."""
+    return (config.getoption(_dest("nversion")) is not None
+            or _ini_value(config, "nversion") is not None
+            or bool(os.environ.get(spelling("env", "nversion"), "").strip()))
 
 
 def _ini_value(config: pytest.Config, name: str) -> str | None:

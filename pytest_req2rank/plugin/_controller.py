@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import tempfile
 import time
@@ -44,6 +45,9 @@ def weak_isolation_warning(level: IsolationLevel, sandbox: str) -> str:
     return (f"sandbox isolation {level!r} ({what}), weaker than the default 'full', "
             f"chosen by --r2r-sandbox={sandbox}; this run's results are marked with it")
 
+
+
+_ENSEMBLE_ITEM = re.compile(r"nversion/[^/]+/Pat-(?:CL|AL)[0-4]")
 
 
 def _reason(exc: OSError) -> str:
@@ -105,6 +109,8 @@ class Controller:
         self._store: Store | None = None
         self._store_failed = False
         self.document: ResultsDocument | None = None
+        self.warnings: list[str] = []
+        """Warnings known at configuration (an N-version run's repeated versions)."""
         self.output_errors: dict[str, str] = {}
         """What could not be written (``store``, ``qa log``, ``results``), and where it is instead."""
 
@@ -166,13 +172,21 @@ class Controller:
         if not self.items:
             return None
         # loaded once the workers run (class docstring)
-        from ..report import ResultsDocument, RunInfo, build_summary
+        from ..report import ResultsDocument, RunInfo, build_summary, nversion_summary
 
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
         items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
         wall = time.perf_counter() - self._t0
-        summary = build_summary(items, planned=len(self.plan.item_ids), wall_time_s=wall,
+        # An N-version run's ensemble checks measure the ensemble, not the model: they have
+        # a summary of their own, and the score covers the versions.
+        scored = [i for i in items if i.nversion is None or i.nversion.role == "version"]
+        planned = [i for i in self.plan.item_ids if not _ENSEMBLE_ITEM.fullmatch(i)]
+        summary = build_summary(scored, planned=len(planned), wall_time_s=wall,
                                 seed=self.plan.seed)
+        if self.plan.nversion is not None:
+            summary = summary.model_copy(update={
+                "nversion": nversion_summary(items, self.plan.nversion),
+                "warnings": [*summary.warnings, *self.warnings]})
         summary = self._apply_gates(summary, items)
         if self.isolation in WEAK_ISOLATION:
             summary = summary.model_copy(update={"warnings": [

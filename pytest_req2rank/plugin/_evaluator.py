@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from functools import cached_property
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from ..generation import Template
     from ..judging import Judge, PanelConfig
     from ..models import ProjectRequirement
+    from ..nversion import NVersionEvaluator
     from ..store import Store
 
 
@@ -91,6 +93,24 @@ class Evaluator:
         )
 
     @cached_property
+    def nversion(self) -> NVersionEvaluator | None:
+        """An N-version run's items: versions from the model (the built-in model: from the
+        library), ensemble checks voted on them; None in any other run."""
+        if self.plan.nversion is None:
+            return None
+        from ..nversion import (  # the library and tree-sitter: only for N-version runs
+            LibraryProvider,
+            NVersionEvaluator,
+            load_library,
+        )
+
+        library = {entry.task_id: entry for entry in load_library()}
+        builtin = self.settings.model.kind == "reference"
+        provider = LibraryProvider(library) if builtin else self.provider
+        return NVersionEvaluator(provider, self.sandbox, self.options, n=self.plan.nversion,
+                                 library=library, builtin=builtin)
+
+    @cached_property
     def templates(self) -> dict[str, Template]:
         from ..generation import load_templates  # ~0.5 s of imports a static suite never needs
 
@@ -151,6 +171,7 @@ class Evaluator:
             shared.append("panel_config")
         if self.settings.suite.kind == "dynamic":
             shared.append("templates")
+        shared.append("nversion")
         for name in shared:
             getattr(self, name)
 
@@ -174,6 +195,13 @@ class Evaluator:
         timed out, every wait the longest; one more for the calls ahead of it in the gate),
         and its sandbox executions."""
         api_s = self.settings.timeout
+        if self.plan.nversion is not None and not _VERSION_ITEM.search(task.item_id):
+            # An ensemble check: every version (asked again at worst), then the injection's
+            # mutant search and the runs of every version on the task's inputs.
+            n = self.plan.nversion
+            executions = n * (MAX_MUTANT_TRIES + 3) + SANDBOX_EXECUTIONS
+            return (n * 2 * RetryPolicy().longest_call_s(api_s)
+                    + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
         level = COMPLEXITIES.get(str((task.spec or {}).get("complexity")))
         if level is not None:
             api_s = max(api_s, level.timeout_s)
@@ -185,10 +213,17 @@ class Evaluator:
                 + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
 
     def _evaluate_now(self, task: Task) -> ItemResult:
+        nversion = self.nversion
         if self.settings.resume:
             finished = self.store.item(self.plan.run_id, task.item_id)
             if finished is not None:
+                if nversion is not None:
+                    nversion.remember(finished)
                 return finished
+        if nversion is not None:
+            result = nversion.evaluate(task)
+            ensemble = result.nversion is not None and result.nversion.role == "ensemble"
+            return result if ensemble else self._judged(result)
         if task.form == "requirement":
             return self._evaluate_requirement(task)
         return self._judged(run_task(task, self.provider, self.sandbox, self.options))
@@ -249,6 +284,9 @@ class Evaluator:
 
 
 CEILING_MARGIN_S = 60.0
+MAX_MUTANT_TRIES = 25
+"""Mutants an ensemble check grades per version at most (``nversion.MAX_MUTANT_TRIES``)."""
+_VERSION_ITEM = re.compile(r"/v[0-9]+$")
 SANDBOX_EXECUTIONS = 20
 
 

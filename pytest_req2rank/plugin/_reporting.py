@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from ..models import ItemResult
-from ._config import WORKER_SETTINGS, worker_settings
+from ._config import LOADGROUP, WORKER_SETTINGS, worker_settings
 from ._controller import Controller, lost_item
 from ._keys import EVALUATOR_KEY
 from ._progress import Progress
 
-_PARAM_ID = re.compile(r"\[(.+)\]$")
+_PARAM_ID = re.compile(r"\[(.+)\](?:@[^\[\]]*)?$")  # "@group": xdist's loadgroup suffix
 EXIT_OUTPUT_FAILED = 7
 """The run finished, but an output (results JSON, Q&A log, store) could not be written."""
 
@@ -37,6 +37,17 @@ class ControllerPlugin:
         evaluator = node.config.stash[EVALUATOR_KEY]
         node.workerinput["r2r_plan"] = evaluator.plan.model_dump(mode="json")
         node.workerinput[WORKER_SETTINGS] = worker_settings(evaluator.settings)
+        # A worker parses the command line, not the --dist chosen here (pytest_cmdline_main).
+        node.workerinput[LOADGROUP] = node.config.option.dist == "loadgroup"
+
+    @pytest.hookimpl(optionalhook=True, tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """An N-version run under ``loadgroup``: each task's items on one worker (:mod:`._grouping`)."""
+        if self.controller.plan.nversion is None or config.option.dist != "loadgroup":
+            return None
+        from ._grouping import TaskGroupScheduling  # xdist: only under -n
+
+        return TaskGroupScheduling(config, log)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "r2r_result", None)

@@ -20,7 +20,7 @@ from ..models import (
     SuiteSpec,
     Task,
 )
-from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks
+from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks, select_tasks
 from ..providers import SamplesProvider, check_model
 from ..settings import Settings, SettingsError
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
@@ -61,10 +61,17 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         seed = settings.seed if settings.seed is not None else draw.seed
         if baseline is not None:
             seed = _baseline_seed(settings, baseline[1])
-        tasks = _load_tasks(settings, seed)
-        plan = build_plan(tasks, model=str(settings.model), suite=str(settings.suite), seed=seed,
-                          sample=settings.sample, run_id=draw.run_id,
-                          samples=_samples_per_task(settings))
+        if settings.nversion is not None:  # sample among the tasks, not among their items
+            tasks = nversion_items(settings, select_tasks(_nversion_base(settings, seed),
+                                                          settings.sample, seed))
+            plan = build_plan(tasks, model=str(settings.model), suite=str(settings.suite),
+                              seed=seed, sample=None, run_id=draw.run_id,
+                              nversion=settings.nversion)
+        else:
+            tasks = _load_tasks(settings, seed)
+            plan = build_plan(tasks, model=str(settings.model), suite=str(settings.suite),
+                              seed=seed, sample=settings.sample, run_id=draw.run_id,
+                              samples=_samples_per_task(settings))
     by_id = planned_tasks(plan, tasks)
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
@@ -78,6 +85,8 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     controller = Controller(settings, plan, evaluator.sandbox.isolation,
                             evaluator.sandbox.isolation_level,
                             baseline=baseline, finished=finished)
+    repeats = nversion_repeat_warning(evaluator)
+    controller.warnings += [repeats] if repeats else []
     check_outputs(settings, controller.paths)
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin  # imports the report: only a controller needs it
@@ -109,6 +118,41 @@ def _samples_per_task(settings: Settings) -> SampleCounts:
 
 
 def _load_tasks(settings: Settings, seed: int) -> list[Task]:
+    """The suite's tasks; for an N-version run, every N-version item's task."""
+    if settings.nversion is not None:
+        return nversion_items(settings, _nversion_base(settings, seed))
+    return _suite_tasks(settings, seed)
+
+
+def _nversion_base(settings: Settings, seed: int) -> list[Task]:
+    """The tasks an N-version run covers: the suite's HumanEval-form tasks; for the
+    built-in model, those its library holds."""
+    from ..nversion import library_tasks, load_library  # the library: only in N-version runs
+
+    tasks = [task for task in _suite_tasks(settings, seed) if task.form == "function"]
+    if settings.model.kind == "reference":
+        library = load_library()
+        tasks = library_tasks(tasks, library)
+        if not tasks:
+            raise SettingsError(
+                f"--r2r-suite: none of the tasks of {settings.suite} is in the N-version "
+                f"library ({len(library)} HumanEval tasks) that {REFERENCE_MODEL} answers from; "
+                "pass --r2r-suite=humaneval, or --r2r-model=MODEL")
+    if not tasks:
+        raise SettingsError(f"--r2r-suite: {settings.suite} has no HumanEval-form task "
+                            "(prompt, entry_point, test), and an N-version run needs them")
+    return tasks
+
+
+def nversion_items(settings: Settings, tasks: list[Task]) -> list[Task]:
+    """The N-version items of ``tasks``: N versions each, then the fault patterns asked for."""
+    from ..nversion import nversion_tasks, patterns_of  # as _nversion_base
+
+    assert settings.nversion is not None
+    return nversion_tasks(tasks, settings.nversion, patterns_of(settings.faults))
+
+
+def _suite_tasks(settings: Settings, seed: int) -> list[Task]:
     dynamic = DynamicOptions(
         rounds=settings.rounds, complexities=settings.complexity, skills=settings.skills,
         domains=settings.domains, templates_dir=settings.templates,
@@ -189,6 +233,11 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
                     f"--r2r-resume: run {run_id} benchmarked {field} {stored!r}; "
                     f"resume it with --r2r-{field}={stored}"
                 )
+        if plan.nversion != settings.nversion:
+            asked = (f"--r2r-nversion={plan.nversion}" if plan.nversion is not None
+                     else "no --r2r-nversion")
+            raise SettingsError(f"--r2r-resume: run {run_id} was planned with {asked}; "
+                                "resume it with the same")
         if "samples_per_task" in settings.explicit and settings.samples_per_task != plan.samples:
             raise SettingsError(
                 f"--r2r-resume: run {run_id} asked for {plan.samples} samples per task; resume "
@@ -223,7 +272,9 @@ def header_lines(config: pytest.Config) -> list[str]:
     settings, plan = evaluator.settings, evaluator.plan
     model = plan.model
     if settings.model_is_default:
-        model = (f"{REFERENCE_MODEL} (offline default: answers with each task's reference solution; "
+        answers = ("version k of a task with the N-version library's implementation k" if
+                   plan.nversion is not None else "each task's reference solution")
+        model = (f"{REFERENCE_MODEL} (offline default: answers with {answers}; "
                  "pass --r2r-model=MODEL to benchmark a model)")
     lines = [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
@@ -235,7 +286,49 @@ def header_lines(config: pytest.Config) -> list[str]:
     warning = settings.identical_samples_warning(plan.samples)
     if warning:
         lines.append(f"req2rank: WARNING: {warning}")
+    if evaluator.nversion is not None:
+        lines += nversion_lines(evaluator)
     return lines
+
+
+def nversion_lines(evaluator: Evaluator) -> list[str]:
+    """The header of an N-version run: what it runs, and which tasks repeat versions."""
+    from ..nversion import split_item_id  # loaded already: the evaluator built the library
+
+    nversion = evaluator.nversion
+    assert nversion is not None and evaluator.plan.nversion is not None
+    n = evaluator.plan.nversion
+    planned = [split_item_id(item_id) for item_id in evaluator.plan.item_ids]
+    patterns = sorted({p for _, _, p in planned if p}, key=lambda p: (p[4] == "A", p))
+    source = (f"versions from the library of {len(nversion.library)} tasks (built-in model)"
+              if nversion.builtin else "versions: one plain prompt per version, its own sample "
+              "index and seed")
+    lines = [f"req2rank: N-version: {n} versions per task, {len({k for k, _, _ in planned})} "
+             f"tasks | patterns {', '.join(patterns) or 'none'} | {source}"]
+    warning = nversion_repeat_warning(evaluator)
+    if warning:
+        lines.append(f"req2rank: WARNING: {warning}")
+    return lines
+
+
+def nversion_repeat_warning(evaluator: Evaluator) -> str | None:
+    """The built-in model's repeats: the tasks with fewer distinct implementations than N."""
+    from ..nversion import repeated_tasks  # as nversion_lines
+
+    nversion, n = evaluator.nversion, evaluator.plan.nversion
+    if nversion is None or n is None or not nversion.builtin:
+        return None
+    task_ids = list(dict.fromkeys(task.task_id for task in evaluator.tasks.values()))
+    return repeat_warning(repeated_tasks(task_ids, n, nversion.library), n)
+
+
+def repeat_warning(repeated: dict[str, int], n: int) -> str | None:
+    """One line naming the tasks whose N versions repeat implementations (None: none do)."""
+    if not repeated:
+        return None
+    named = ", ".join(f"{task_id} ({count})" for task_id, count in repeated.items())
+    return (f"N={n} exceeds the distinct implementations of {len(repeated)} task(s), whose "
+            f"versions repeat them (the diversity metrics show it): {named}")
 
 
 def _items_description(evaluator: Evaluator) -> str:

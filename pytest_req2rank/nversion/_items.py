@@ -1,0 +1,263 @@
+"""N-version items, usable without pytest: which items a task gets, the built-in model that
+answers versions from the library, and the evaluation of a version and of an ensemble check.
+
+A task ``DATASET/TASK`` of the suite becomes the items ``nversion/TASK/v0`` … ``v{N-1}``
+(each asks the model once for a version, with the version's sample index and seed, so the
+answers differ like pass@k's samples; a plain prompt for now) and ``nversion/TASK/Pat-CL0``
+… ``Pat-AL4`` (one per fault pattern asked for: the pattern injected into the N versions,
+which are then voted on).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+
+from ..execution import ReferenceCache, RunOptions, SandboxFailed, Ungradable, run_task
+from ..models import (
+    INFRA_STATUSES,
+    REFERENCE_MODEL,
+    ItemResult,
+    NVersionRecord,
+    Task,
+    Timings,
+)
+from ..providers import Completion, CompletionRequest, Provider, ProviderError
+from ..sandbox import Sandbox
+from ._common_mode import CommonModeFailure, for_family, load_common_modes
+from ._diversity import STRUCTURAL, ls, structural_similarity
+from ._experiment import TIMEOUT_S, TaskBench, run_experiment
+from ._faults import ALGORITHM_LEVEL, CODE_LEVEL, Pattern
+from ._library import LibraryTask
+
+DATASET = "nversion"
+"""The dataset of every N-version item (their ids read ``nversion/TASK/...``)."""
+FAMILY_PATTERNS = {"code": CODE_LEVEL, "algorithm": ALGORITHM_LEVEL}
+"""The patterns of each fault family of ``--r2r-faults``."""
+_ITEM = re.compile(r"(?P<task>nversion/[^/]+)/(?:v(?P<version>0|[1-9][0-9]*)"
+                   r"|(?P<pattern>Pat-(?:CL|AL)[0-4]))")
+
+
+def patterns_of(families: Iterable[str]) -> tuple[Pattern, ...]:
+    """The fault patterns of ``families`` (``code``, ``algorithm``), in that order."""
+    chosen = set(families)
+    return tuple(p for family, patterns in FAMILY_PATTERNS.items() if family in chosen
+                 for p in patterns)
+
+
+def task_key(task: Task) -> str:
+    """The N-version id of ``task``'s task: ``humaneval/HumanEval_12`` → ``nversion/HumanEval_12``
+    (an N-version item's task: ``nversion/HumanEval_12/v3`` → ``nversion/HumanEval_12``)."""
+    if task.dataset == DATASET:
+        return split_item_id(task.item_id)[0]
+    return f"{DATASET}/{task.item_id.split('/', 1)[-1]}"
+
+
+def split_item_id(item_id: str) -> tuple[str, int | None, str | None]:
+    """``(task key, version, pattern)`` of an N-version item id; raises ``ValueError``."""
+    found = _ITEM.fullmatch(item_id)
+    if found is None:
+        raise ValueError(f"not an N-version item id: {item_id!r}")
+    version = found["version"]
+    return found["task"], None if version is None else int(version), found["pattern"]
+
+
+def nversion_tasks(tasks: Sequence[Task], n: int, patterns: Sequence[Pattern]) -> list[Task]:
+    """The items of an N-version run over ``tasks`` (function form), in run order: per task,
+    its ``n`` versions, then one ensemble check per pattern."""
+    items: list[Task] = []
+    for task in tasks:
+        key = task_key(task)
+        suffixes = [f"v{k}" for k in range(n)] + [p.name for p in patterns]
+        items += [task.model_copy(update={"item_id": f"{key}/{suffix}", "dataset": DATASET})
+                  for suffix in suffixes]
+    return items
+
+
+def library_tasks(tasks: Sequence[Task], library: Iterable[LibraryTask]) -> list[Task]:
+    """The tasks of ``tasks`` the library holds, in suite order (the built-in model's tasks)."""
+    held = {entry.task_id for entry in library}
+    return [task for task in tasks if task.task_id in held]
+
+
+def repeated_tasks(task_ids: Iterable[str], n: int, library: Mapping[str, LibraryTask]
+                   ) -> dict[str, int]:
+    """The tasks whose library has fewer than ``n`` distinct implementations, with their count."""
+    return {task_id: len(library[task_id].implementations) for task_id in task_ids
+            if task_id in library and len(library[task_id].implementations) < n}
+
+
+class LibraryProvider(Provider):
+    """The built-in model of an N-version run: answers version k of a task (the request's
+    sample index) with the library's implementation k mod their count, offline."""
+
+    model = REFERENCE_MODEL
+
+    def __init__(self, library: Mapping[str, LibraryTask]) -> None:
+        self.library = library
+
+    @property
+    def offline(self) -> bool:
+        return True
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        entry = self.library.get(request.task.task_id) if request.task is not None else None
+        if entry is None:
+            raise ProviderError("api_error", f"{REFERENCE_MODEL} answers N-version requests from "
+                                "its library, which does not hold this task")
+        code = implementation(entry, request.sample)[1]
+        return Completion(text=f"```python\n{code.rstrip()}\n```\n", model=self.model)
+
+
+def implementation(entry: LibraryTask, version: int) -> tuple[str, str]:
+    """The name and code of version ``version`` of a library task (repeats past the last)."""
+    chosen = entry.implementations[version % len(entry.implementations)]
+    return chosen.name, chosen.code
+
+
+class NVersionEvaluator:
+    """Evaluates N-version items on one process: keeps each task's versions in memory (asking
+    again, through the same provider, for a version it lacks: a resumed run's cache answers)
+    and one experiment bench per task. Thread-safe: items may be evaluated ahead."""
+
+    def __init__(self, provider: Provider, sandbox: Sandbox, options: RunOptions, *, n: int,
+                 library: Mapping[str, LibraryTask], builtin: bool,
+                 common_mode: Sequence[CommonModeFailure] | None = None) -> None:
+        self.provider, self.sandbox, self.options, self.n = provider, sandbox, options, n
+        self.library, self.builtin = library, builtin
+        self.common_mode = tuple(common_mode if common_mode is not None else load_common_modes())
+        self.timeout_s = min(TIMEOUT_S, options.sandbox_timeout_s)
+        self.cache = ReferenceCache()
+        self._versions: dict[tuple[str, int], ItemResult] = {}
+        self._benches: dict[str, TaskBench] = {}
+        self._diversity: dict[str, dict[str, float]] = {}
+        self._locks: dict[object, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._t0: dict[str, float] = {}
+
+    def _lock(self, key: object) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def evaluate(self, task: Task) -> ItemResult:
+        """The result of the N-version item ``task`` (a version or an ensemble check)."""
+        _, version, pattern = split_item_id(task.item_id)
+        if version is not None:
+            return self.version(task, version)
+        assert pattern is not None  # the id is one or the other
+        return self.ensemble(task, Pattern.parse(pattern))
+
+    def version(self, task: Task, version: int) -> ItemResult:
+        """Version ``version`` of ``task``: asked once per process, then kept."""
+        key = (task_key(task), version)
+        with self._lock(key):
+            known = self._versions.get(key)
+            if known is None:
+                known = self._versions[key] = self._ask(task, version)
+            return known
+
+    def remember(self, result: ItemResult) -> None:
+        """Keep a version evaluated elsewhere (a resumed run's stored item)."""
+        record = result.nversion
+        if record is not None and record.role == "version" and record.version is not None:
+            self._versions.setdefault((record.task, record.version), result)
+
+    def _ask(self, task: Task, version: int) -> ItemResult:
+        item_id = f"{task_key(task)}/v{version}"
+        asked = task.model_copy(update={"item_id": item_id, "sample": version})
+        result = run_task(asked, self.provider, self.sandbox, self.options)
+        entry = self.library.get(task.task_id) if self.builtin else None
+        name = implementation(entry, version)[0] if entry is not None else None
+        record = NVersionRecord(
+            role="version", task=task_key(task), versions=self.n, version=version,
+            implementation=name,
+            repeated=entry is not None and version >= len(entry.implementations))
+        return result.model_copy(update={"sample": None, "cluster": task_key(task),
+                                         "nversion": record})
+
+    def ensemble(self, task: Task, pattern: Pattern) -> ItemResult:
+        """Pattern ``pattern`` injected into ``task``'s N versions, voted on: success when the
+        voted output is correct on every input."""
+        key = task_key(task)
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        self._t0[task.item_id] = time.perf_counter()
+        record = NVersionRecord(role="ensemble", task=key, versions=self.n, pattern=pattern.name)
+        versions = [self.version(task, k) for k in range(self.n)]
+        lost = next((v for v in versions if v.status in INFRA_STATUSES), None)
+        if lost is not None:
+            assert lost.nversion is not None
+            return self._result(task, record, started, status=lost.status,
+                                reason=f"version {lost.nversion.version} has no code: "
+                                       f"{lost.status} ({lost.reason})")
+        codes = [v.code.get("solution.py", "") for v in versions]
+        base = task.model_copy(update={"item_id": key})  # one task for all its patterns
+        with self._lock(key):
+            try:
+                bench = self._benches.get(key)
+                if bench is None:
+                    bench = self._benches[key] = TaskBench(
+                        base, self.sandbox, seed=self._seed, timeout_s=self.timeout_s,
+                        cache=self.cache)
+                experiment = run_experiment(
+                    base, codes, self.sandbox, seed=self._seed, patterns=[pattern],
+                    common_mode=self._failures(task), timeout_s=self.timeout_s,
+                    cache=self.cache, bench=bench)
+            except (SandboxFailed, Ungradable, ValueError) as exc:
+                return self._result(task, record, started, status="sandbox_error",
+                                    reason=f"the experiment could not run: {exc}")
+            diversity = self._diversity_of(key, codes)
+        run = experiment.runs[0]
+        vote = run.outcome.vote
+        right = sum(v.correct for v in vote.votes)
+        undecided = sum(not v.consensus for v in vote.votes)
+        reason = None
+        if not vote.correct:
+            reason = (f"{run.pattern}: the vote is wrong on {len(vote.votes) - right} of "
+                      f"{len(vote.votes)} inputs ({undecided} without a strict majority); "
+                      f"faults {len(run.injection.faults)}, failing versions "
+                      f"{run.outcome.failing} of {self.n}")
+        record = record.model_copy(update={
+            "run": run.model_dump(mode="json"), "inputs": experiment.inputs,
+            "reference_raised": experiment.reference_raised, "diversity": diversity})
+        return self._result(task, record, started,
+                            status="success" if vote.correct else "wrong_answer", reason=reason,
+                            passed=right, total=len(vote.votes))
+
+    @property
+    def _seed(self) -> int:
+        return self.options.seed or 0
+
+    def _failures(self, task: Task) -> tuple[CommonModeFailure, ...]:
+        """The common-mode failures of the task's family (all of them for a task the
+        library does not classify)."""
+        entry = self.library.get(task.task_id)
+        if entry is None:
+            return self.common_mode
+        return for_family(entry.family, self.common_mode)
+
+    def _diversity_of(self, key: str, codes: list[str]) -> dict[str, float]:
+        if key not in self._diversity:
+            try:
+                structural = structural_similarity(codes).mean
+            except (ValueError, SyntaxError):
+                structural = float("nan")
+            values = {"levenshtein": ls(codes).mean, STRUCTURAL: structural}
+            self._diversity[key] = {name: round(value, 6) for name, value in values.items()
+                                    if not math.isnan(value)}  # a failed measure is left out
+        return self._diversity[key]
+
+    def _result(self, task: Task, record: NVersionRecord, started: str, *, status: str,
+                reason: str | None, passed: int = 0, total: int = 0) -> ItemResult:
+        total_s = time.perf_counter() - self._t0.pop(task.item_id, time.perf_counter())
+        return ItemResult(
+            timings=Timings(total_s=total_s, execution_s=total_s),
+            item_id=task.item_id, dataset=DATASET, task_id=task.task_id,
+            model=self.provider.model, status=status, reason=reason,
+            pass_ratio=passed / total if total else 0.0, tests_passed=passed, tests_total=total,
+            sandbox=self.sandbox.name, worker=self.options.worker, started_at=started,
+            finished_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            cluster=record.task, nversion=record)

@@ -1,0 +1,115 @@
+"""The N-version summary of a run: per fault pattern over tasks (``nversion.aggregate``) and
+the versions' diversity per task, from the ensemble items' records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from statistics import fmean
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..models import INFRA_STATUSES, ItemResult
+
+if TYPE_CHECKING:
+    from ..nversion import PatternRun
+
+LEVENSHTEIN = "levenshtein"
+STRUCTURAL = "codebleu-syntax-dataflow"
+"""``nversion.STRUCTURAL`` (kept here: the report loads without the N-version engine)."""
+
+
+class PatternReport(BaseModel):
+    """One fault pattern over the tasks whose ensemble check ran (definitions: README)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str
+    family: str = Field(description="code (Pat-CL) or algorithm (Pat-AL)")
+    tasks: int
+    correct: int = Field(description="Tasks whose voted output is correct on every input")
+    no_consensus: int = Field(description="Tasks with an input without a strict majority")
+    fr: float
+    mcr: float
+    ccr: float
+    tpr: float
+    afvr: float
+    faults: int = Field(description="Faults injected over the tasks")
+    missing: int = Field(description="Faults wanted but not injected (no killable mutant, a "
+                         "common-mode failure that does not apply); reasons in the items")
+
+
+class TaskDiversity(BaseModel):
+    """The mean pairwise similarity of one task's N versions (diversity = 1 - similarity)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    levenshtein: float | None = Field(description="LS: mean of 1 - edit distance / longer length")
+    structural: float | None = Field(description=f"{STRUCTURAL} (not MBCS: no embedding model)")
+
+
+class NVersionSummary(BaseModel):
+    """An N-version run's tables: patterns (code and algorithm level) and diversity."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    versions: int = Field(description="N, versions per task")
+    tasks: int = Field(description="Tasks with at least one ensemble check counted")
+    version_items: int
+    versions_passed: int = Field(description="Version items whose code passed the task's tests")
+    left_out: int = Field(description="Ensemble checks lost to infrastructure (api_error, "
+                          "sandbox_error), not counted in the patterns' metrics")
+    patterns: list[PatternReport]
+    diversity: list[TaskDiversity]
+    mean_levenshtein: float | None
+    mean_structural: float | None
+    structural_measure: str = STRUCTURAL
+
+
+def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSummary:
+    """The N-version summary of a run's finished ``items`` with ``versions`` per task."""
+    # tree-sitter and the library: only a run with N-version items loads them
+    from ..nversion import PatternRun, TaskExperiment, aggregate
+
+    version_items = [i for i in items if i.nversion is not None and i.nversion.role == "version"]
+    ensembles = [i for i in items if i.nversion is not None and i.nversion.role == "ensemble"]
+    counted = [i for i in ensembles if i.status not in INFRA_STATUSES and i.nversion
+               and i.nversion.run is not None]
+    runs: dict[str, list[PatternRun]] = {}
+    diversity: dict[str, dict[str, float]] = {}
+    for item in counted:
+        record = item.nversion
+        assert record is not None and record.run is not None
+        runs.setdefault(item.task_id, []).append(PatternRun.model_validate(record.run))
+        diversity.setdefault(item.task_id, record.diversity or {})
+    experiments = [
+        TaskExperiment(task_id=task_id, versions=versions, inputs=0, reference_raised=0,
+                       failing_before=task_runs[0].outcome.failing_before,
+                       runs=tuple(task_runs))
+        for task_id, task_runs in runs.items()]
+    by_name: dict[str, list[PatternRun]] = {run.pattern: [] for task_runs in runs.values() for run in task_runs}
+    for task_runs in runs.values():
+        for run in task_runs:
+            by_name[run.pattern].append(run)
+    patterns = [
+        PatternReport(**metrics.model_dump(), family="code" if "CL" in metrics.pattern
+                      else "algorithm",
+                      faults=sum(len(r.injection.faults) for r in by_name[metrics.pattern]),
+                      missing=sum(len(r.injection.missing) for r in by_name[metrics.pattern]))
+        for metrics in aggregate(experiments)]
+    patterns.sort(key=lambda p: (p.family != "code", p.pattern))
+    rows = [TaskDiversity(task=task_id, levenshtein=values.get(LEVENSHTEIN),
+                          structural=values.get(STRUCTURAL))
+            for task_id, values in diversity.items()]
+    return NVersionSummary(
+        versions=versions, tasks=len(runs), version_items=len(version_items),
+        versions_passed=sum(i.status == "success" for i in version_items),
+        left_out=len(ensembles) - len(counted), patterns=patterns, diversity=rows,
+        mean_levenshtein=_mean(r.levenshtein for r in rows),
+        mean_structural=_mean(r.structural for r in rows))
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(fmean(known), 6) if known else None
