@@ -89,6 +89,7 @@ def test_a_benchmark_module_alone_starts_the_offline_run(pytester: pytest.Pytest
     ])
 
 
+@pytest.mark.slow  # the fast loop keeps the serial run of the same module
 def test_a_benchmark_module_alone_under_xdist_is_one_run(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_benchmark=BENCHMARK)
     result = pytester.runpytest("-n", "2")

@@ -146,6 +146,7 @@ def test_the_default_panel_is_the_static_judge(bench: pytest.Pytester) -> None:
         assert item.judges[0].judge == "r2r/static" and item.judges[0].valid
 
 
+@pytest.mark.slow  # the fast loop keeps serial-vs-pipelined (test_pipelining) and -n 2 runs
 def test_serial_and_parallel_runs_judge_alike(bench: pytest.Pytester) -> None:
     bench.runpytest(*DYNAMIC, "--r2r-rounds=4", "--r2r-json=serial.json", "-p", "no:xdist")
     bench.runpytest(*DYNAMIC, "--r2r-rounds=4", "--r2r-json=parallel.json", "-n", "2")
@@ -221,6 +222,7 @@ def test_self_judging_is_flagged_and_can_be_excluded(
     excluded.stdout.fnmatch_lines(["*judges of the target's family excluded*"])
 
 
+@pytest.mark.slow  # the fast loop keeps the coder kill test and the judged resume
 def test_killed_judged_run_resumes_without_asking_twice(
     bench: pytest.Pytester, judges: Path
 ) -> None:

@@ -223,7 +223,8 @@ def test_other_bad_options_are_one_line(bench: pytest.Pytester, args: tuple[str,
 
 # --- relative paths ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("workers", [SERIAL, ("-n", "2")])
+# The -n 2 variant is slow; the fast loop keeps the serial one.
+@pytest.mark.parametrize("workers", [SERIAL, pytest.param(("-n", "2"), marks=pytest.mark.slow)])
 def test_relative_paths_resolve_from_where_they_were_given(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]
 ) -> None:

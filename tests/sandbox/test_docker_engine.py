@@ -162,6 +162,7 @@ def test_limits_and_outputs(box: DockerSandbox) -> None:
         assert escape.error is not None and "escapes the work directory" in escape.error
 
 
+@pytest.mark.slow  # the fast loop keeps the backend's own engine tests
 def test_humaneval_through_the_plugin(pytester: pytest.Pytester, docker_setup: tuple[Any, str],
                                       alone: None) -> None:
     client, image = docker_setup
