@@ -5,6 +5,7 @@ from ._files import PathEscape, check_path
 from ._process import ProcessSandbox
 from ._registry import create_sandbox
 from ._turns import TakingTurns
+from ._wrapper import SandboxWrapper
 
 __all__ = [
     "PYTHON",
@@ -15,6 +16,7 @@ __all__ = [
     "ProcessSandbox",
     "Sandbox",
     "SandboxUnavailable",
+    "SandboxWrapper",
     "TakingTurns",
     "check_path",
     "create_sandbox",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import threading
 
-from ..models import IsolationLevel
 from ._base import ExecOutcome, ExecRequest, Sandbox
+from ._wrapper import SandboxWrapper
 
 
-class TakingTurns(Sandbox):
+class TakingTurns(SandboxWrapper):
     """``inner`` with at most ``slots`` executions at a time; the others wait their turn.
 
     Items evaluated ahead of pytest (many per process) grade in the sandbox as the items of a
@@ -17,25 +17,9 @@ class TakingTurns(Sandbox):
     """
 
     def __init__(self, inner: Sandbox, slots: int = 1) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.warm_modules = inner.warm_modules
+        super().__init__(inner)
         self._turns = threading.BoundedSemaphore(slots)
-
-    @property
-    def isolation(self) -> str:
-        return self.inner.isolation
-
-    @property
-    def isolation_level(self) -> IsolationLevel:
-        return self.inner.isolation_level
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         with self._turns:
             return self.inner.run(request)
-
-    def prestart(self) -> None:
-        self.inner.prestart()
-
-    def close(self) -> None:
-        self.inner.close()

@@ -17,26 +17,25 @@ from pytest_req2rank.execution._budget import NOT_RUN, BudgetRule, Budgets
 from pytest_req2rank.execution._decompose import decompose
 from pytest_req2rank.execution._probes import probe_outcomes
 from pytest_req2rank.execution._recording import Recording
-from pytest_req2rank.models import IOCase, IsolationLevel, Probe, Task
-from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
+from pytest_req2rank.models import IOCase, Probe, Task
+from pytest_req2rank.sandbox import (
+    ExecOutcome,
+    ExecRequest,
+    ProcessSandbox,
+    Sandbox,
+    SandboxWrapper,
+)
 
 
-class Spy(Sandbox):
+class Spy(SandboxWrapper):
     """Delegates to a real sandbox and keeps every request with its harness spec."""
 
-    name = "spy"
+    name = "spy"  # type: ignore[assignment]
+    warm_modules = False  # type: ignore[assignment]
 
     def __init__(self, inner: Sandbox) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.requests: list[tuple[dict[str, Any], ExecRequest]] = []
-
-    @property
-    def isolation(self) -> str:
-        return self.inner.isolation
-
-    @property
-    def isolation_level(self) -> IsolationLevel:
-        return self.inner.isolation_level
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         lines = request.stdin.split("\n")

@@ -17,7 +17,13 @@ import pytest
 from pytest_req2rank.execution import grade, grade_probes
 from pytest_req2rank.execution._recording import CACHE_ENV, ReferenceCache, default_directory
 from pytest_req2rank.models import IsolationLevel, Probe, Task
-from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
+from pytest_req2rank.sandbox import (
+    ExecOutcome,
+    ExecRequest,
+    ProcessSandbox,
+    Sandbox,
+    SandboxWrapper,
+)
 from pytest_req2rank.suites import load_humaneval
 
 TIMEOUT = 0.5
@@ -28,22 +34,15 @@ TEST = ("import math\n\ndef check(candidate):\n    assert candidate(1) == 2\n"
 CHECKER_TEST = "def check(candidate):\n    y = candidate(3)\n    assert y * 2 == 8\n"
 
 
-class Spy(Sandbox):
+class Spy(SandboxWrapper):
     """Delegates to a real sandbox and keeps every request with its harness mode."""
 
-    name = "spy"
+    name = "spy"  # type: ignore[assignment]
+    warm_modules = False  # type: ignore[assignment]
 
     def __init__(self, inner: Sandbox) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.requests: list[tuple[str, ExecRequest]] = []
-
-    @property
-    def isolation(self) -> str:
-        return self.inner.isolation
-
-    @property
-    def isolation_level(self) -> IsolationLevel:
-        return self.inner.isolation_level
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         lines = request.stdin.split("\n")

