@@ -10,6 +10,7 @@ cannot be read, so an xdist upgrade that moves it is noticed).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,7 +30,7 @@ def upcoming(item: pytest.Item, nextitem: pytest.Item | None, limit: int) -> lis
     """Up to ``limit`` ids of the benchmark items this process will run after ``item``, in order."""
     following = _queued(item)
     if following is None:
-        following = [nextitem] if nextitem is not None else []
+        following = iter([nextitem] if nextitem is not None else [])
     ids: list[str] = []
     for other in following:
         planned = task_id(other)
@@ -40,8 +41,9 @@ def upcoming(item: pytest.Item, nextitem: pytest.Item | None, limit: int) -> lis
     return ids
 
 
-def _queued(item: pytest.Item) -> list[pytest.Item] | None:
-    """The items queued after ``item`` on this process, or ``None`` when unknown."""
+def _queued(item: pytest.Item) -> Iterator[pytest.Item] | None:
+    """The items queued after ``item`` on this process, lazily (a caller reads a few of
+    them, once per item), or ``None`` when unknown."""
     session, config = item.session, item.config
     if not hasattr(config, "workerinput"):
         index = session.stash.get(_INDEX_KEY, None)
@@ -49,14 +51,15 @@ def _queued(item: pytest.Item) -> list[pytest.Item] | None:
             index = {other.nodeid: position for position, other in enumerate(session.items)}
             session.stash[_INDEX_KEY] = index
         position = index.get(item.nodeid)
-        return None if position is None else session.items[position + 1:]
+        items = session.items
+        return None if position is None else (items[i] for i in range(position + 1, len(items)))
     interactor = _worker_interactor(config)
     queue = getattr(interactor, "torun", None)
     if queue is None or not hasattr(queue, "lock"):
         return None
     with queue.lock() as pending:
         indices = [interactor.nextitem_index, *pending]
-    return [session.items[i] for i in indices if isinstance(i, int) and not isinstance(i, bool)]
+    return (session.items[i] for i in indices if isinstance(i, int) and not isinstance(i, bool))
 
 
 def _worker_interactor(config: pytest.Config) -> Any:
