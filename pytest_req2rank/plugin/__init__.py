@@ -14,7 +14,7 @@ import pytest
 from .._startup import freeze_long_lived
 from ..errors import ConfigurationError
 from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
-from ._config import LOADGROUP, add_options, nversion_asked
+from ._config import add_options, nversion_asked
 from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
 from ._lookahead import task_id, upcoming
 
@@ -43,8 +43,6 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int | pytest.E
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    if is_worker(config) and config.workerinput.get(LOADGROUP):  # type: ignore[attr-defined]
-        config.option.loadgroup = True  # xdist suffixes the grouped items' ids by it
     if asked_for(config):
         from ._session import configure_session  # the engine: only in a benchmark session
 
@@ -89,18 +87,6 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
         items.extend(builtin_items(session))
     if EVALUATOR_KEY in config.stash:
         _guard_with_ceilings(config, items)
-        _group_nversion_tasks(config, items)
-
-
-def _group_nversion_tasks(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """An N-version task's items (``nversion/TASK/...``) share one ``xdist_group``, so
-    ``--dist loadgroup`` keeps them on one worker, versions before ensemble checks."""
-    if config.stash[EVALUATOR_KEY].plan.nversion is None or not config.pluginmanager.hasplugin("xdist"):
-        return  # without xdist the mark is unknown (and the items run in order anyway)
-    for item in items:
-        planned = task_id(item)
-        if planned is not None and planned.startswith("nversion/"):
-            item.add_marker(pytest.mark.xdist_group(name=planned.rsplit("/", 1)[0]))
 
 
 def _guard_with_ceilings(config: pytest.Config, items: list[pytest.Item]) -> None:

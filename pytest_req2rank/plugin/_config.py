@@ -13,9 +13,6 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 WORKER_SETTINGS = "r2r_settings"
-LOADGROUP = "r2r_loadgroup"
-"""Whether the controller distributes with ``loadgroup`` (xdist's workers read it from
-their own ``--dist``, which the plugin does not change on them)."""
 
 
 def add_options(parser: pytest.Parser) -> None:

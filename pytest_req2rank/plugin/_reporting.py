@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ..models import ItemResult
-from ._config import LOADGROUP, WORKER_SETTINGS, worker_settings
+from ._config import WORKER_SETTINGS, worker_settings
 from ._controller import Controller, lost_item
 from ._keys import EVALUATOR_KEY
 from ._progress import Progress
@@ -37,8 +37,6 @@ class ControllerPlugin:
         evaluator = node.config.stash[EVALUATOR_KEY]
         node.workerinput["r2r_plan"] = evaluator.plan.model_dump(mode="json")
         node.workerinput[WORKER_SETTINGS] = worker_settings(evaluator.settings)
-        # A worker parses the command line, not the --dist chosen here (pytest_cmdline_main).
-        node.workerinput[LOADGROUP] = node.config.option.dist == "loadgroup"
 
     @pytest.hookimpl(optionalhook=True, tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

@@ -303,8 +303,8 @@ def nversion_lines(evaluator: Evaluator) -> list[str]:
     source = (f"versions from the library of {len(nversion.library)} tasks (built-in model)"
               if nversion.builtin else "versions: one plain prompt per version, its own sample "
               "index and seed")
-    lines = [f"req2rank: N-version: {n} versions per task, {len({k for k, _, _ in planned})} "
-             f"tasks | patterns {', '.join(patterns) or 'none'} | {source}"]
+    lines = [(f"req2rank: N-version: {n} versions per task, {len({k for k, _, _ in planned})} "
+              f"tasks | patterns {', '.join(patterns) or 'none'} | {source}")]
     warning = nversion_repeat_warning(evaluator)
     if warning:
         lines.append(f"req2rank: WARNING: {warning}")
