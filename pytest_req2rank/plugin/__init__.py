@@ -5,7 +5,6 @@ Inert in a session that neither asks for a benchmark nor collects one (:mod:`._a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
@@ -14,14 +13,13 @@ import pytest
 from .._startup import freeze_long_lived
 from ..errors import ConfigurationError
 from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
+from ._ceilings import guard_with_ceilings
 from ._config import add_options, nversion_asked
 from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
 from ._lookahead import task_id, upcoming
 
 if TYPE_CHECKING:
     from ..models import ItemResult, Task
-
-LAST_RESORT_GRACE_S = 60.0
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -86,24 +84,7 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
 
         items.extend(builtin_items(session))
     if EVALUATOR_KEY in config.stash:
-        _guard_with_ceilings(config, items)
-
-
-def _guard_with_ceilings(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """pytest-timeout's marker on each benchmark item, past the item's own ceiling
-    (``Evaluator.ceiling_s``): the last resort if the evaluator itself hangs. A timeout the
-    user set (``--timeout``, ini, their own marker) stays."""
-    if not config.pluginmanager.hasplugin("timeout") or (
-        config.getoption("timeout", None) or config.getini("timeout") not in (None, "", "0")
-        or os.environ.get("PYTEST_TIMEOUT")
-    ):
-        return
-    evaluator = config.stash[EVALUATOR_KEY]
-    for item in items:
-        planned = task_id(item)
-        if planned is not None and planned in evaluator.tasks and not item.get_closest_marker("timeout"):
-            ceiling = evaluator.ceiling_s(evaluator.task(planned)) + LAST_RESORT_GRACE_S
-            item.add_marker(pytest.mark.timeout(ceiling, func_only=True))
+        guard_with_ceilings(config, items)
 
 
 @pytest.hookimpl(tryfirst=True)
