@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import marshal
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -48,13 +47,6 @@ class Spy(SandboxWrapper):
 
     def specs(self, mode: str) -> list[dict[str, Any]]:
         return [spec for spec, _ in self.requests if spec.get("mode") == mode]
-
-
-@pytest.fixture(scope="module")
-def box() -> Iterator[ProcessSandbox]:
-    sandbox = ProcessSandbox()
-    yield sandbox
-    sandbox.close()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import random
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +51,6 @@ class Spy(SandboxWrapper):
 
     def modes(self) -> list[str]:
         return [mode for mode, _ in self.requests]
-
-
-@pytest.fixture(scope="module")
-def box() -> Iterator[ProcessSandbox]:
-    sandbox = ProcessSandbox()
-    yield sandbox
-    sandbox.close()
 
 
 @pytest.fixture
