@@ -181,8 +181,10 @@ def _subtrees(root: Node) -> list[str]:
 
 
 def _data_flow(root: Node, code: str) -> list[tuple[Any, ...]]:
-    """CodeBLEU's data-flow graph of ``code`` (its ``get_data_flow``), with the merge of a
-    variable's edges made deterministic: parents ordered by position, not by a set."""
+    """CodeBLEU's data-flow graph of ``code`` (its ``get_data_flow``), made deterministic:
+    a parent's name is read from its position (CodeBLEU's own merge lists the names in set
+    order, apart from their positions, so its result varied with the hash seed), parents are
+    ordered by position, and edges are merged in a fixed order."""
     lines = code.split("\n")
     positions = tree_to_token_index(root)
     index_to_code = {position: (k, index_to_code_token(position, lines))
@@ -191,15 +193,16 @@ def _data_flow(root: Node, code: str) -> list[tuple[Any, ...]]:
         graph, _ = DFG_python(root, index_to_code, {})
     except Exception:  # noqa: BLE001 - CodeBLEU's own rule: an unanalysable program has no flow
         graph = []
-    graph = sorted(graph, key=lambda edge: edge[1])
+    tokens = dict(index_to_code.values())
+    graph = sorted(graph, key=lambda edge: (edge[1], edge[2], sorted(edge[4])))
     used = {edge[1] for edge in graph if edge[-1]} | {p for edge in graph for p in edge[-1]}
     merged: dict[int, tuple[str, int, str, dict[int, str]]] = {}
-    for name, index, relation, parents, where in graph:
+    for name, index, relation, _, where in graph:
         if index not in used:
             continue
         known = merged.get(index)
         links = dict(known[3]) if known else {}
-        links.update(zip(where, parents))
+        links.update((p, tokens[p]) for p in where)
         merged[index] = (name, index, relation, links)
     return [(name, index, relation, [links[p] for p in sorted(links)], sorted(links))
             for name, index, relation, links in merged.values()]
