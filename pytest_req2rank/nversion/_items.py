@@ -169,7 +169,9 @@ class NVersionEvaluator:
         if record is not None and record.role == "version" and record.version is not None:
             self._versions.setdefault((record.task, record.version), result)
         if (record is not None and record.role == "ensemble" and record.diversity is not None
-                and record.sdp is not None and record.mbcs is not None):
+                and record.sdp is not None and record.mbcs is not None
+                and not record.sdp.call_failures and record.mbcs.status != "failed"):
+            # measured, or not measured for want of a model: kept; a failed call is retried
             self._diversity.setdefault(record.task, {
                 "diversity": record.diversity, "sdp": record.sdp, "mbcs": record.mbcs})
 

@@ -104,8 +104,8 @@ def test_sdp_and_mbcs_are_measured_with_their_models(pytester: pytest.Pytester,
     assert not [line for line in result.outlines if "pass@k" in line]
     result.stdout.fnmatch_lines([
         "*diversity, mean over tasks*LS 0.* | structural (codebleu-syntax-dataflow, not MBCS)*",
-        "    SDP 0.500 by fake/judge (2/3 pairs judged, 1 unreadable answers, 0 failed calls, "
-        "left out; first: pair (*): invalid answer: not JSON*",
+        ("    SDP 0.500 by fake/judge (2/3 pairs judged, 1 unreadable answers, 0 failed calls, "
+         "left out; first: pair (*): invalid answer: not JSON*"),
         "    MBCS 0.471 by fake/emb",
         "    add3 * SDP 0.500 (2/3 judged)  MBCS 0.471",
         "  diversity: 4 | prompt tokens 630 | *"])
