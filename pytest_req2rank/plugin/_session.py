@@ -326,11 +326,21 @@ def nversion_lines(evaluator: Evaluator) -> list[str]:
               if nversion.builtin else "versions: one plain prompt per version, its own sample "
               "index and seed")
     lines = [(f"req2rank: N-version: {n} versions per task, {len({k for k, _, _ in planned})} "
-              f"tasks | patterns {', '.join(patterns) or 'none'} | {source}")]
+              f"tasks | patterns {', '.join(patterns) or 'none'} | {source}"),
+             diversity_line(evaluator.settings)]
     warning = nversion_repeat_warning(evaluator)
     if warning:
         lines.append(f"req2rank: WARNING: {warning}")
     return lines
+
+
+def diversity_line(settings: Settings) -> str:
+    """Which models measure SDP and MBCS, or why they are not measured."""
+    judge, how = settings.sdp_judge_model()
+    sdp = f"SDP judged by {judge} ({how})" if judge else f"SDP not measured ({how})"
+    mbcs = (f"MBCS by {settings.embedding_model}" if settings.embedding_model else
+            "MBCS not measured (no --r2r-embedding-model)")
+    return f"req2rank: N-version diversity: LS, structural similarity | {sdp} | {mbcs}"
 
 
 def nversion_repeat_warning(evaluator: Evaluator) -> str | None:

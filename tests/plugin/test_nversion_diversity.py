@@ -103,6 +103,8 @@ def test_sdp_and_mbcs_are_measured_with_their_models(pytester: pytest.Pytester,
     assert data["summary"]["pass_at_k"] == {}
     assert not [line for line in result.outlines if "pass@k" in line]
     result.stdout.fnmatch_lines([
+        ("req2rank: N-version diversity: LS, structural similarity | SDP judged by fake/judge "
+         "(--r2r-sdp-judge) | MBCS by fake/emb"),
         "*diversity, mean over tasks*LS 0.* | structural (codebleu-syntax-dataflow, not MBCS)*",
         ("    SDP 0.500 by fake/judge (2/3 pairs judged, 1 unreadable answers, 0 failed calls, "
          "left out; first: pair (*): invalid answer: not JSON*"),
@@ -131,8 +133,10 @@ def test_failed_judge_and_embedding_calls_are_reported_never_guessed(
 
 def test_offline_sdp_and_mbcs_are_not_measured_and_resume_names_the_faults(
         pytester: pytest.Pytester) -> None:
-    pytester.runpytest("--r2r-nversion=2", "--r2r-sample=1", "--r2r-seed=4",
-                       "--r2r-json=o.json", *SERIAL)
+    result = pytester.runpytest("--r2r-nversion=2", "--r2r-sample=1", "--r2r-seed=4",
+                                "--r2r-json=o.json", *SERIAL)
+    result.stdout.fnmatch_lines([("req2rank: N-version diversity: LS, structural similarity | "
+                                  "SDP not measured (no LLM judge: *) | MBCS not measured*")])
     data = _results(pytester.path / "o.json")
     nv = data["summary"]["nversion"]
     sdp, mbcs = nv["diversity"][0]["sdp"], nv["diversity"][0]["mbcs"]
