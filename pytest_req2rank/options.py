@@ -111,5 +111,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "faults injected and voted on", "N", "off"),
     OptionSpec("faults", "Fault families of an N-version experiment: code (Pat-CL0-4), "
                "algorithm (Pat-AL0-4)", "FAMILY,...", "code,algorithm"),
+    OptionSpec("sdp_judge", "LLM that judges each pair of an N-version task's versions (same "
+               "or different approach) for SDP, or none", "MODEL",
+               "the first LLM of --r2r-judges; without one SDP is not measured"),
+    OptionSpec("embedding_model", "Embedding model (a LiteLLM model string) for MBCS, the mean "
+               "pairwise cosine similarity of an N-version task's versions", "MODEL",
+               "none: MBCS is not measured"),
+    OptionSpec("embedding_api_base", "Base URL of the embedding model's server", "URL", "none"),
     OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),
 )

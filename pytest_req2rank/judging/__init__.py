@@ -10,6 +10,13 @@ any LiteLLM model judges through :class:`LLMJudge`.
 
 from ..models import STATIC_JUDGE, JudgeVerdict, PanelResult
 from ._answer import InvalidAnswer, judge_answer_schema, parse_judge_answer
+from ._approach import (
+    APPROACH_PROMPT_VERSION,
+    ApproachJudge,
+    ApproachVerdict,
+    approach_messages,
+    parse_approach_answer,
+)
 from ._case import Judge, JudgeCase, guidance_text
 from ._evidence import execution_ratio
 from ._family import family, same_family
@@ -21,8 +28,11 @@ from ._roster import build_judges
 from ._static import StaticJudge
 
 __all__ = [
+    "APPROACH_PROMPT_VERSION",
     "JUDGE_PROMPT_VERSION",
     "STATIC_JUDGE",
+    "ApproachJudge",
+    "ApproachVerdict",
     "InvalidAnswer",
     "Judge",
     "JudgeCase",
@@ -32,6 +42,7 @@ __all__ = [
     "PanelResult",
     "StaticJudge",
     "aggregate_verdicts",
+    "approach_messages",
     "blend",
     "build_judges",
     "execution_ratio",
@@ -41,6 +52,7 @@ __all__ = [
     "judge_item",
     "judge_messages",
     "judge_result",
+    "parse_approach_answer",
     "parse_judge_answer",
     "same_family",
 ]

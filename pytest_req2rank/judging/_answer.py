@@ -51,7 +51,7 @@ def parse_judge_answer(text: str) -> JudgeAnswer:
     """The scores of an answer: the whole text as JSON, else the first ```json block, else the
     first balanced ``{...}`` object; raises :class:`InvalidAnswer`."""
     first_problem: str | None = None
-    for candidate in _candidates(text):
+    for candidate in json_candidates(text):
         problem = _problem(candidate)
         if problem is None:
             scores = candidate["scores"]
@@ -69,7 +69,7 @@ def parse_judge_answer(text: str) -> JudgeAnswer:
     raise InvalidAnswer("not JSON: no JSON object, fenced ```json block or embedded {...} found")
 
 
-def _candidates(text: str) -> Iterator[Any]:
+def json_candidates(text: str) -> Iterator[Any]:
     try:
         yield json.loads(text)
     except json.JSONDecodeError:
@@ -95,15 +95,15 @@ def _candidates(text: str) -> Iterator[Any]:
 def _problem(data: Any) -> str | None:
     if not isinstance(data, dict):
         return f"expected a JSON object, got a JSON {type(data).__name__}"
-    error = next(iter(sorted(_validator().iter_errors(data), key=_order)), None)
-    return None if error is None else _describe(error)
+    error = next(iter(sorted(_validator().iter_errors(data), key=error_order)), None)
+    return None if error is None else describe_error(error)
 
 
-def _order(error: ValidationError) -> tuple[int, list[str]]:
+def error_order(error: ValidationError) -> tuple[int, list[str]]:
     return (len(error.absolute_path), [str(p) for p in error.absolute_path])
 
 
-def _describe(error: ValidationError) -> str:
+def describe_error(error: ValidationError) -> str:
     where = field_path(error.absolute_path)
     if error.validator == "required":
         missing = [d for d in error.validator_value if d not in error.instance]

@@ -63,14 +63,14 @@ def judge_messages(
     )
 
 
-def _fence(text: str, language: str = "") -> str:
+def fenced(text: str, language: str = "") -> str:
     """``text`` in a Markdown fence longer than any backtick run inside it."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{language}\n{text.rstrip()}\n{ticks}"
 
 
-def _truncated(text: str, limit: int) -> str:
+def truncated(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n… ({len(text) - limit} more characters)"
@@ -84,10 +84,10 @@ def _files_text(files: Mapping[str, str]) -> str:
         if budget <= 0:
             parts.append(f"### {path}\n\n(omitted: the code budget of the prompt is spent)")
             continue
-        text = _truncated(files[path], min(MAX_FILE_CHARS, budget))
+        text = truncated(files[path], min(MAX_FILE_CHARS, budget))
         budget -= len(text)
         language = "python" if path.endswith(".py") else ""
-        parts.append(f"### {path}\n\n{_fence(text, language)}")
+        parts.append(f"### {path}\n\n{fenced(text, language)}")
     return "\n\n".join(parts)
 
 
@@ -110,7 +110,7 @@ def _evidence_text(
         lines.append("Tests:")
         for test in execution.tests[:MAX_TESTS_LISTED]:
             detail = " ".join(test.detail.split())
-            detail = f": {_truncated(detail, MAX_DETAIL_CHARS)}" if detail else ""
+            detail = f": {truncated(detail, MAX_DETAIL_CHARS)}" if detail else ""
             priority = priorities.get(test.name, "must")
             lines.append(f"- {test.name} [{priority}] {test.status}{detail}")
         if execution.total > MAX_TESTS_LISTED:

@@ -14,7 +14,7 @@ from ._final_status import final_status
 from ._isolation import WEAK_ISOLATION, IsolationLevel
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
-from ._nversion import NVersionRecord
+from ._nversion import MBCSResult, MeasureStatus, NVersionRecord, SDPResult
 from ._pass_ratio import pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
@@ -72,6 +72,8 @@ __all__ = [
     "IsolationLevel",
     "ItemResult",
     "JudgeVerdict",
+    "MBCSResult",
+    "MeasureStatus",
     "ModelSpec",
     "NVersionRecord",
     "PanelResult",
@@ -80,6 +82,7 @@ __all__ = [
     "ProcessMode",
     "ProjectRequirement",
     "RequirementMetadata",
+    "SDPResult",
     "SandboxSpec",
     "Status",
     "SuiteSpec",

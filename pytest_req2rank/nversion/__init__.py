@@ -2,6 +2,7 @@
 implementations or a model; faults injected (mutants, common-mode failures), votes on the
 host, and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
 
+from ..models import MBCSResult, SDPResult
 from ._common_mode import (
     CommonModeFailure,
     NotApplicable,
@@ -13,7 +14,6 @@ from ._diversity import (
     STRUCTURAL,
     PairVerdict,
     PairwiseSimilarity,
-    SDPResult,
     levenshtein_similarity,
     ls,
     mbcs,
@@ -77,6 +77,16 @@ from ._metrics import (
     pattern_metrics,
 )
 from ._outputs import TOLERANCE, Output, TaskInputs, same_output, task_inputs, version_outputs
+from ._semantic import (
+    MBCS_NOT_MEASURED,
+    SDP_NOT_MEASURED,
+    Embedder,
+    EmbeddingSimilarity,
+    SemanticMeasures,
+    embedding_similarity,
+    measure_mbcs,
+    measure_sdp,
+)
 from ._voting import TaskVote, Vote, vote, vote_task
 
 __all__ = [
@@ -87,10 +97,14 @@ __all__ = [
     "FAMILY_PATTERNS",
     "LIBRARY_VERSION",
     "MAX_MUTANT_TRIES",
+    "MBCS_NOT_MEASURED",
+    "SDP_NOT_MEASURED",
     "STRUCTURAL",
     "TIMEOUT_S",
     "TOLERANCE",
     "CommonModeFailure",
+    "Embedder",
+    "EmbeddingSimilarity",
     "FailureInjector",
     "Fault",
     "Implementation",
@@ -98,6 +112,7 @@ __all__ = [
     "LibraryError",
     "LibraryProvider",
     "LibraryTask",
+    "MBCSResult",
     "MutantSearch",
     "NVersionEvaluator",
     "NotApplicable",
@@ -108,6 +123,7 @@ __all__ = [
     "PatternMetrics",
     "PatternRun",
     "SDPResult",
+    "SemanticMeasures",
     "TaskBench",
     "TaskExperiment",
     "TaskInputs",
@@ -120,6 +136,7 @@ __all__ = [
     "bundled_catalogue",
     "check_library_file",
     "complete_consensus_rate",
+    "embedding_similarity",
     "failure_rate",
     "fault_count",
     "for_family",
@@ -133,6 +150,8 @@ __all__ = [
     "majority_consensus_rate",
     "mbcs",
     "mean_test_pass_rate",
+    "measure_mbcs",
+    "measure_sdp",
     "normalised_ast",
     "normalised_ast_similarity",
     "nversion_tasks",

@@ -9,10 +9,12 @@
   when neither program has a data flow, the syntax share alone. Renaming does not change it;
   a different algorithm does. It is NOT MBCS, which needs a code embedding model.
 - **SDP** (semantic diversity proportion) = 1 − Σ S(cᵢ, cⱼ) / judged pairs, from a judge's
-  verdicts per pair (S = 1: same approach); an unparseable verdict is counted apart and left
-  out of the sum and the denominator, never guessed.
+  verdicts per pair (S = 1: same approach); a pair whose answer could not be read or whose
+  call failed is counted apart and left out of the sum and the denominator, never guessed.
 - **MBCS** (mean pairwise cosine similarity of code embeddings): only over real embedding
   vectors handed to it; a bad vector is an error.
+
+:mod:`._semantic` asks the judge and the embedding model for them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from codebleu.parser import (
 from codebleu.utils import get_tree_sitter_language
 from pydantic import BaseModel, ConfigDict
 from tree_sitter import Node, Parser
+
+from ..models import SDPResult
 
 STRUCTURAL = "codebleu-syntax-dataflow"
 """The name results give the structural similarity (never "MBCS")."""
@@ -55,25 +59,15 @@ class PairwiseSimilarity(BaseModel):
 
 class PairVerdict(BaseModel):
     """A judge's verdict on versions ``i`` and ``j``: ``same`` approach (True), different
-    (False), or None when its answer could not be parsed."""
+    (False), or None when there is none: its answer could not be parsed (``call_failed``
+    False) or its call failed (``call_failed`` True)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     i: int
     j: int
     same: bool | None
-
-
-class SDPResult(BaseModel):
-    """SDP over the judged pairs; ``sdp`` is None when no pair was judged."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    sdp: float | None
-    pairs: int
-    judged: int
-    same: int
-    parse_failures: int
+    call_failed: bool = False
 
 
 def levenshtein_similarity(a: str, b: str) -> float:
@@ -93,8 +87,10 @@ def structural_similarity(codes: Sequence[str]) -> PairwiseSimilarity:
     return _pairwise(STRUCTURAL, shapes, _Shape.similarity)
 
 
-def sdp(n: int, verdicts: Sequence[PairVerdict]) -> SDPResult:
-    """SDP of ``n`` versions from one verdict per pair (each pair i < j < n exactly once)."""
+def sdp(n: int, verdicts: Sequence[PairVerdict], *, judge: str | None = None,
+        reason: str | None = None) -> SDPResult:
+    """SDP of ``n`` versions from one verdict per pair (each pair i < j < n exactly once),
+    judged by ``judge``; ``reason``: the first failure, if any. No pair judged: ``failed``."""
     expected = set(combinations(range(n), 2))
     given = [(v.i, v.j) for v in verdicts]
     if n < 2 or len(given) != len(set(given)) or set(given) != expected:
@@ -102,8 +98,12 @@ def sdp(n: int, verdicts: Sequence[PairVerdict]) -> SDPResult:
                          f"pairs of {n} versions")
     judged = [v for v in verdicts if v.same is not None]
     same = sum(1 for v in judged if v.same)
-    return SDPResult(sdp=1 - same / len(judged) if judged else None, pairs=len(expected),
-                     judged=len(judged), same=same, parse_failures=len(verdicts) - len(judged))
+    calls = sum(1 for v in verdicts if v.same is None and v.call_failed)
+    return SDPResult(status="measured" if judged else "failed", judge=judge,
+                     sdp=round(1 - same / len(judged), 6) if judged else None,
+                     pairs=len(expected), judged=len(judged), same=same,
+                     parse_failures=len(verdicts) - len(judged) - calls, call_failures=calls,
+                     reason=reason)
 
 
 def mbcs(vectors: Sequence[Sequence[float]]) -> PairwiseSimilarity:
@@ -181,8 +181,10 @@ def _subtrees(root: Node) -> list[str]:
 
 
 def _data_flow(root: Node, code: str) -> list[tuple[Any, ...]]:
-    """CodeBLEU's data-flow graph of ``code`` (its ``get_data_flow``), with the merge of a
-    variable's edges made deterministic: parents ordered by position, not by a set."""
+    """CodeBLEU's data-flow graph of ``code`` (its ``get_data_flow``), made deterministic:
+    a parent's name is read from its position (CodeBLEU's own merge lists the names in set
+    order, apart from their positions, so its result varied with the hash seed), parents are
+    ordered by position, and edges are merged in a fixed order."""
     lines = code.split("\n")
     positions = tree_to_token_index(root)
     index_to_code = {position: (k, index_to_code_token(position, lines))
@@ -191,15 +193,16 @@ def _data_flow(root: Node, code: str) -> list[tuple[Any, ...]]:
         graph, _ = DFG_python(root, index_to_code, {})
     except Exception:  # noqa: BLE001 - CodeBLEU's own rule: an unanalysable program has no flow
         graph = []
-    graph = sorted(graph, key=lambda edge: edge[1])
+    tokens = dict(index_to_code.values())
+    graph = sorted(graph, key=lambda edge: (edge[1], edge[2], sorted(edge[4])))
     used = {edge[1] for edge in graph if edge[-1]} | {p for edge in graph for p in edge[-1]}
     merged: dict[int, tuple[str, int, str, dict[int, str]]] = {}
-    for name, index, relation, parents, where in graph:
+    for name, index, relation, _, where in graph:
         if index not in used:
             continue
         known = merged.get(index)
         links = dict(known[3]) if known else {}
-        links.update(zip(where, parents))
+        links.update((p, tokens[p]) for p in where)
         merged[index] = (name, index, relation, links)
     return [(name, index, relation, [links[p] for p in sorted(links)], sorted(links))
             for name, index, relation, links in merged.values()]

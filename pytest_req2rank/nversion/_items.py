@@ -33,6 +33,7 @@ from ._diversity import STRUCTURAL, ls, structural_similarity
 from ._experiment import TIMEOUT_S, TaskBench, run_experiment
 from ._faults import ALGORITHM_LEVEL, CODE_LEVEL, Pattern
 from ._library import LibraryTask
+from ._semantic import SDP_NOT_MEASURED, SemanticMeasures, measure_mbcs, measure_sdp
 
 DATASET = "nversion"
 """The dataset of every N-version item (their ids read ``nversion/TASK/...``)."""
@@ -126,7 +127,8 @@ class NVersionEvaluator:
 
     def __init__(self, provider: Provider, sandbox: Sandbox, options: RunOptions, *, n: int,
                  library: Mapping[str, LibraryTask], builtin: bool,
-                 common_mode: Sequence[CommonModeFailure] | None = None) -> None:
+                 common_mode: Sequence[CommonModeFailure] | None = None,
+                 measures: SemanticMeasures | None = None) -> None:
         self.provider, self.sandbox, self.options, self.n = provider, sandbox, options, n
         self.library, self.builtin = library, builtin
         self.common_mode = tuple(common_mode if common_mode is not None else load_common_modes())
@@ -134,7 +136,8 @@ class NVersionEvaluator:
         self.cache = ReferenceCache()
         self._versions: dict[tuple[str, int], ItemResult] = {}
         self._benches: dict[str, TaskBench] = {}
-        self._diversity: dict[str, dict[str, float]] = {}
+        self.measures = measures or SemanticMeasures()
+        self._diversity: dict[str, dict[str, object]] = {}
         self._locks: dict[object, threading.Lock] = {}
         self._guard = threading.Lock()
         self._t0: dict[str, float] = {}
@@ -165,6 +168,12 @@ class NVersionEvaluator:
         record = result.nversion
         if record is not None and record.role == "version" and record.version is not None:
             self._versions.setdefault((record.task, record.version), result)
+        if (record is not None and record.role == "ensemble" and record.diversity is not None
+                and record.sdp is not None and record.mbcs is not None
+                and not record.sdp.call_failures and record.mbcs.status != "failed"):
+            # measured, or not measured for want of a model: kept; a failed call is retried
+            self._diversity.setdefault(record.task, {
+                "diversity": record.diversity, "sdp": record.sdp, "mbcs": record.mbcs})
 
     def _ask(self, task: Task, version: int) -> ItemResult:
         item_id = f"{task_key(task)}/v{version}"
@@ -209,7 +218,7 @@ class NVersionEvaluator:
             except (SandboxFailed, Ungradable, ValueError) as exc:
                 return self._result(task, record, started, status="sandbox_error",
                                     reason=f"the experiment could not run: {exc}")
-            diversity = self._diversity_of(key, codes)
+            diversity = self._diversity_of(key, codes, task.prompt)
         run = experiment.runs[0]
         vote = run.outcome.vote
         right = sum(v.correct for v in vote.votes)
@@ -222,7 +231,7 @@ class NVersionEvaluator:
                       f"{run.outcome.failing} of {self.n}")
         record = record.model_copy(update={
             "run": run.model_dump(mode="json"), "inputs": experiment.inputs,
-            "reference_raised": experiment.reference_raised, "diversity": diversity})
+            "reference_raised": experiment.reference_raised, **diversity})
         return self._result(task, record, started,
                             status="success" if vote.correct else "wrong_answer", reason=reason,
                             passed=right, total=len(vote.votes))
@@ -239,16 +248,27 @@ class NVersionEvaluator:
             return self.common_mode
         return for_family(entry.family, self.common_mode)
 
-    def _diversity_of(self, key: str, codes: list[str]) -> dict[str, float]:
-        if key not in self._diversity:
-            try:
-                structural = structural_similarity(codes).mean
-            except (ValueError, SyntaxError):
-                structural = float("nan")
-            values = {"levenshtein": ls(codes).mean, STRUCTURAL: structural}
-            self._diversity[key] = {name: round(value, 6) for name, value in values.items()
-                                    if not math.isnan(value)}  # a failed measure is left out
-        return self._diversity[key]
+    def _diversity_of(self, key: str, codes: list[str], requirement: str) -> dict[str, object]:
+        """The record fields of the versions' diversity (LS, structural similarity, SDP,
+        MBCS), measured once per task; the item that measures them gets the calls' usage."""
+        known = self._diversity.get(key)
+        if known is not None:
+            return known
+        try:
+            structural = structural_similarity(codes).mean
+        except (ValueError, SyntaxError):
+            structural = float("nan")
+        values = {"levenshtein": ls(codes).mean, STRUCTURAL: structural}
+        measures = self.measures
+        sdp, sdp_usage = measure_sdp(codes, requirement, measures.judge,
+                                     measures.sdp_reason or SDP_NOT_MEASURED)
+        mbcs, mbcs_usage = measure_mbcs(codes, measures.embedder, timeout_s=measures.timeout_s)
+        self._diversity[key] = {
+            "diversity": {name: round(value, 6) for name, value in values.items()
+                          if not math.isnan(value)},  # a failed measure is left out
+            "sdp": sdp, "mbcs": mbcs}
+        usage = sdp_usage + mbcs_usage
+        return {**self._diversity[key], "diversity_usage": usage if usage.calls else None}
 
     def _result(self, task: Task, record: NVersionRecord, started: str, *, status: str,
                 reason: str | None, passed: int = 0, total: int = 0) -> ItemResult:

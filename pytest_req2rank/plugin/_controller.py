@@ -172,7 +172,13 @@ class Controller:
         if not self.items:
             return None
         # loaded once the workers run (class docstring)
-        from ..report import ResultsDocument, RunInfo, build_summary, nversion_summary
+        from ..report import (
+            ResultsDocument,
+            RunInfo,
+            build_summary,
+            diversity_usage,
+            nversion_summary,
+        )
 
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
         items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
@@ -181,8 +187,10 @@ class Controller:
         # a summary of their own, and the score covers the versions.
         scored = [i for i in items if i.nversion is None or i.nversion.role == "version"]
         planned = [i for i in self.plan.item_ids if not _ENSEMBLE_ITEM.fullmatch(i)]
-        summary = build_summary(scored, planned=len(planned), wall_time_s=wall,
-                                seed=self.plan.seed)
+        summary = build_summary(
+            scored, planned=len(planned), wall_time_s=wall, seed=self.plan.seed,
+            diversity=diversity_usage(items) if self.plan.nversion is not None else None,
+            with_pass_at_k=self.plan.nversion is None)
         if self.plan.nversion is not None:
             summary = summary.model_copy(update={
                 "nversion": nversion_summary(items, self.plan.nversion),

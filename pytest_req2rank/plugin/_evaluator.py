@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 from ..execution import RunOptions, run_requirement, run_task
 from ..models import COMPLEXITIES, ItemResult, ModelSpec, Task, Usage
 from ..plan import RunPlan
-from ..providers import CachedProvider, Provider, RetryPolicy, calls_refused, resolve_provider
+from ..providers import (
+    CachedProvider,
+    LiteLLMProvider,
+    Provider,
+    RetryPolicy,
+    calls_refused,
+    resolve_provider,
+)
 from ..sandbox import Sandbox, TakingTurns, create_sandbox
 from ..settings import Settings
 from ._prefetch import Prefetcher
@@ -23,7 +30,7 @@ if TYPE_CHECKING:
     from ..generation import Template
     from ..judging import Judge, PanelConfig
     from ..models import ProjectRequirement
-    from ..nversion import NVersionEvaluator
+    from ..nversion import NVersionEvaluator, SemanticMeasures
     from ..store import Store
 
 
@@ -108,7 +115,25 @@ class Evaluator:
         builtin = self.settings.model.kind == "reference"
         provider = LibraryProvider(library) if builtin else self.provider
         return NVersionEvaluator(provider, self.sandbox, self.options, n=self.plan.nversion,
-                                 library=library, builtin=builtin)
+                                 library=library, builtin=builtin,
+                                 measures=self.semantic_measures)
+
+    @cached_property
+    def semantic_measures(self) -> SemanticMeasures:
+        """What measures an N-version run's SDP (an approach judge) and MBCS (an embedding
+        model); either may be absent, and is then reported as not measured."""
+        from ..judging import ApproachJudge  # as build_judges
+        from ..nversion import SemanticMeasures  # as nversion
+
+        model, why = self.settings.sdp_judge_model()
+        judge = None if model is None else ApproachJudge(
+            self._judge_provider(model), seed=self.plan.seed, timeout_s=self.settings.timeout)
+        embedder = None if self.settings.embedding_model is None else LiteLLMProvider(
+            self.settings.embedding_model, api_base=self.settings.embedding_api_base,
+            concurrency=self.settings.concurrency)
+        return SemanticMeasures(judge=judge, embedder=embedder,
+                                sdp_reason="" if judge is not None else why,
+                                timeout_s=self.settings.timeout)
 
     @cached_property
     def templates(self) -> dict[str, Template]:
@@ -152,7 +177,10 @@ class Evaluator:
         """Items ahead of pytest only when a model waits on the network: offline models answer
         at once, and their runs keep one thread."""
         models = [self.provider, *([self.generator] if self.generator else []), *self.judges]
-        if all(model.offline for model in models):
+        semantic = self.plan.nversion is not None and (
+            self.settings.sdp_judge_model()[0] is not None
+            or self.settings.embedding_model is not None)
+        if all(model.offline for model in models) and not semantic:
             return None
         return Prefetcher(self._evaluate_now, depth=self.settings.concurrency)
 
@@ -200,7 +228,9 @@ class Evaluator:
             # mutant search and the runs of every version on the task's inputs.
             n = self.plan.nversion
             executions = n * (MAX_MUTANT_TRIES + 3) + SANDBOX_EXECUTIONS
-            return (n * 2 * RetryPolicy().longest_call_s(api_s)
+            # SDP's pairs, a few at a time, and MBCS's one embedding call
+            semantic = -(-n * (n - 1) // 2 // SDP_PAIRS_AT_ONCE) + 1
+            return ((n * 2 + semantic) * RetryPolicy().longest_call_s(api_s)
                     + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
         level = COMPLEXITIES.get(str((task.spec or {}).get("complexity")))
         if level is not None:
@@ -276,6 +306,9 @@ class Evaluator:
             prefetcher.close(calls_refused)
         for judge in self.__dict__.get("judges", []):
             judge.close()
+        measures = self.__dict__.get("semantic_measures")
+        if measures is not None and measures.judge is not None:
+            measures.judge.close()
         for name in ("sandbox", "provider", "generator", "store"):
             if name in self.__dict__:
                 resource = getattr(self, name)
@@ -288,6 +321,8 @@ MAX_MUTANT_TRIES = 25
 """Mutants an ensemble check grades per version at most (``nversion.MAX_MUTANT_TRIES``)."""
 _VERSION_ITEM = re.compile(r"/v[0-9]+$")
 SANDBOX_EXECUTIONS = 20
+SDP_PAIRS_AT_ONCE = 8
+"""Pairs of a task SDP asks at once (``nversion.MAX_PAIRS_AT_ONCE``)."""
 
 
 def lost_item(task: Task, model: str, status: str, reason: str) -> ItemResult:

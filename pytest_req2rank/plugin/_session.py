@@ -238,6 +238,8 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
                      else "no --r2r-nversion")
             raise SettingsError(f"--r2r-resume: run {run_id} was planned with {asked}; "
                                 "resume it with the same")
+        if plan.nversion is not None:
+            _check_resumed_faults(run_id, plan, settings)
         if "samples_per_task" in settings.explicit and settings.samples_per_task != plan.samples:
             raise SettingsError(
                 f"--r2r-resume: run {run_id} asked for {plan.samples} samples per task; resume "
@@ -245,6 +247,20 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
         return plan, store.items(run_id)
     finally:
         store.close()
+
+
+def _check_resumed_faults(run_id: str, plan: RunPlan, settings: Settings) -> None:
+    """An N-version run resumes with the fault families it was planned with (its ensemble
+    checks' patterns say which)."""
+    from ..nversion import FAMILY_PATTERNS  # the library: only in N-version runs
+
+    planned = {item_id.rsplit("/", 1)[-1] for item_id in plan.item_ids}
+    stored = [family for family, patterns in FAMILY_PATTERNS.items()
+              if any(p.name in planned for p in patterns)]
+    if stored != list(settings.faults):
+        raise SettingsError(
+            f"--r2r-resume: run {run_id} was planned with --r2r-faults={','.join(stored)}, "
+            f"not {','.join(settings.faults)}; resume it with --r2r-faults={','.join(stored)}")
 
 
 def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
@@ -258,6 +274,12 @@ def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
         checks.append(("--r2r-generator", settings.generator, settings.api_base, None))
     checks += [("--r2r-judges", judge, None, None)
                for judge in settings.panel() if judge != STATIC_JUDGE]
+    if settings.nversion is not None:
+        if settings.sdp_judge is not None and settings.sdp_judge_model()[0] is not None:
+            checks.append(("--r2r-sdp-judge", settings.sdp_judge, None, None))
+        if settings.embedding_model is not None:
+            checks.append(("--r2r-embedding-model", settings.embedding_model,
+                           settings.embedding_api_base, None))
     for option, model, api_base, ids in checks:
         try:
             check_model(model, api_base=api_base, task_ids=ids)
@@ -304,11 +326,21 @@ def nversion_lines(evaluator: Evaluator) -> list[str]:
               if nversion.builtin else "versions: one plain prompt per version, its own sample "
               "index and seed")
     lines = [(f"req2rank: N-version: {n} versions per task, {len({k for k, _, _ in planned})} "
-              f"tasks | patterns {', '.join(patterns) or 'none'} | {source}")]
+              f"tasks | patterns {', '.join(patterns) or 'none'} | {source}"),
+             diversity_line(evaluator.settings)]
     warning = nversion_repeat_warning(evaluator)
     if warning:
         lines.append(f"req2rank: WARNING: {warning}")
     return lines
+
+
+def diversity_line(settings: Settings) -> str:
+    """Which models measure SDP and MBCS, or why they are not measured."""
+    judge, how = settings.sdp_judge_model()
+    sdp = f"SDP judged by {judge} ({how})" if judge else f"SDP not measured ({how})"
+    mbcs = (f"MBCS by {settings.embedding_model}" if settings.embedding_model else
+            "MBCS not measured (no --r2r-embedding-model)")
+    return f"req2rank: N-version diversity: LS, structural similarity | {sdp} | {mbcs}"
 
 
 def nversion_repeat_warning(evaluator: Evaluator) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._base import (
     Completion,
     CompletionRequest,
+    Embedding,
     Message,
     Provider,
     ProviderConfigError,
@@ -32,6 +33,7 @@ __all__ = [
     "CachedProvider",
     "Completion",
     "CompletionRequest",
+    "Embedding",
     "LiteLLMProvider",
     "Message",
     "Provider",

@@ -54,6 +54,25 @@ class Completion(BaseModel):
     raw: dict[str, Any] = Field(default_factory=dict)
 
 
+class Embedding(BaseModel):
+    """The embedding vectors of some texts (one per text, in order) and what they cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vectors: list[list[float]]
+    model: str
+    prompt_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    attempts: int = 1
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(calls=self.attempts, retries=max(self.attempts - 1, 0),
+                     prompt_tokens=self.prompt_tokens, cost_usd=self.cost_usd,
+                     latency_s=self.latency_s)
+
+
 FailureKind = Literal["api_error", "timeout"]
 
 

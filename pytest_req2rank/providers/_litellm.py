@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
 from ..models import DEFAULT_CONCURRENCY, FAKE_PREFIX
-from ._base import Completion, CompletionRequest, Provider, ProviderConfigError
+from ._base import (
+    Completion,
+    CompletionRequest,
+    Embedding,
+    Provider,
+    ProviderConfigError,
+    ProviderError,
+)
 from ._env import import_litellm
 from ._retry import HARD_TIMEOUT_GRACE_S, RetryPolicy, Sleep, call_with_retries
-from ._usage import response_cost, response_text, token_counts
+from ._usage import response_cost, response_text, response_vectors, token_counts
 from .fake import register_fake_provider
 
 # The OpenAI SDK refuses to start without a key, even for a keyless local server.
@@ -141,3 +150,46 @@ class LiteLLMProvider(Provider):
                 "retry_delays_s": list(done.delays_s),
             },
         )
+
+    def embed(self, texts: Sequence[str], *, timeout_s: float = 120.0) -> Embedding:
+        """The embedding vectors of ``texts`` (one ``litellm.aembedding`` call, through the same
+        gate, retries and accounting as a completion); raises :class:`ProviderError`, also when
+        the answer is not one finite vector per text."""
+        from ._loop import run_sync  # as complete()
+
+        return run_sync(self._aembed(list(texts), timeout_s))
+
+    async def _aembed(self, texts: list[str], timeout_s: float) -> Embedding:
+        import asyncio  # as _acomplete
+
+        from ._gate import call_gate  # as asyncio
+
+        litellm = self._ensure_ready()
+        self._register_fake()
+        gate = call_gate(self.concurrency)
+        kwargs: dict[str, Any] = {"model": self.model, "input": texts, "timeout": timeout_s,
+                                  "max_retries": 0, "num_retries": 0}
+        if self.api_base is not None:
+            kwargs["api_base"] = self.api_base
+            if self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+                kwargs["api_key"] = _PLACEHOLDER_KEY
+
+        async def attempt() -> Any:
+            async with gate.slot(self.model):
+                async with asyncio.timeout(timeout_s + HARD_TIMEOUT_GRACE_S):
+                    return await litellm.aembedding(**kwargs)
+
+        started = time.perf_counter()
+        done = await call_with_retries(attempt, policy=self.policy,
+                                       sleep=self._sleep or asyncio.sleep,
+                                       shared=(gate, self.model))
+        vectors = response_vectors(done.value)
+        if len(vectors) != len(texts) or any(
+                not vector or not all(math.isfinite(x) for x in vector) for vector in vectors):
+            raise ProviderError("api_error", f"{self.model} answered {len(vectors)} embedding "
+                                f"vectors for {len(texts)} texts, or a vector that is empty or "
+                                "not finite", attempts=done.attempts)
+        prompt_tokens, _ = token_counts(done.value)
+        return Embedding(vectors=vectors, model=self.model, prompt_tokens=prompt_tokens,
+                         cost_usd=response_cost(litellm, done.value, self.model),
+                         latency_s=time.perf_counter() - started, attempts=done.attempts)

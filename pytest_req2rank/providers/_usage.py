@@ -17,6 +17,21 @@ def response_text(response: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
+def response_vectors(response: Any) -> list[list[float]]:
+    """The vectors of an embedding response, in input order (``data[k].index``, else the
+    order given); an entry that is not a list of numbers is left out."""
+    data = getattr(response, "data", None) or []
+    rows: list[tuple[int, list[float]]] = []
+    for position, entry in enumerate(data):
+        get = entry.get if isinstance(entry, dict) else lambda key, e=entry: getattr(e, key, None)
+        vector, index = get("embedding"), get("index")
+        if isinstance(vector, list) and all(
+                isinstance(x, int | float) and not isinstance(x, bool) for x in vector):
+            rows.append((index if isinstance(index, int) else position,
+                         [float(x) for x in vector]))
+    return [vector for _, vector in sorted(rows, key=lambda row: row[0])]
+
+
 def token_counts(response: Any) -> tuple[int | None, int | None]:
     """Prompt and completion tokens as reported; a missing or all-zero usage is unknown."""
     usage = getattr(response, "usage", None)

@@ -174,8 +174,9 @@ class RunSummary(BaseModel):
     )
     warnings: list[str] = Field(default_factory=list)
     totals: Totals = Field(default_factory=Totals, description="Every role together")
-    totals_by_role: dict[Literal["target", "judges", "generator"], Totals] = Field(
-        default_factory=dict, description="Calls, tokens and cost of each role"
+    totals_by_role: dict[Literal["target", "judges", "generator", "diversity"], Totals] = Field(
+        default_factory=dict, description="Calls, tokens and cost of each role (diversity: an "
+        "N-version run's SDP judge and embedding model)"
     )
     judging: JudgingSummary | None = None
     gates: list[GateReport] = Field(default_factory=list)

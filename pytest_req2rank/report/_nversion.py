@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import INFRA_STATUSES, ItemResult
+from ..models import INFRA_STATUSES, ItemResult, MBCSResult, SDPResult, Usage
 
 if TYPE_CHECKING:
     from ..nversion import PatternRun
@@ -40,13 +40,18 @@ class PatternReport(BaseModel):
 
 
 class TaskDiversity(BaseModel):
-    """The mean pairwise similarity of one task's N versions (diversity = 1 - similarity)."""
+    """The diversity of one task's N versions: mean pairwise similarities (diversity = 1 -
+    similarity), SDP and MBCS."""
 
     model_config = ConfigDict(extra="forbid")
 
     task: str
     levenshtein: float | None = Field(description="LS: mean of 1 - edit distance / longer length")
     structural: float | None = Field(description=f"{STRUCTURAL} (not MBCS: no embedding model)")
+    sdp: SDPResult | None = Field(default=None, description="SDP from an LLM judge per pair; "
+                                  "absent in results written before it was recorded")
+    mbcs: MBCSResult | None = Field(default=None, description="MBCS from an embedding model; "
+                                    "absent in results written before it was recorded")
 
 
 class NVersionSummary(BaseModel):
@@ -65,6 +70,21 @@ class NVersionSummary(BaseModel):
     mean_levenshtein: float | None
     mean_structural: float | None
     structural_measure: str = STRUCTURAL
+    mean_sdp: float | None = Field(default=None, description="Mean SDP over the tasks where "
+                                   "a pair was judged")
+    sdp_judge: str | None = Field(default=None, description="The model that judged SDP's pairs")
+    sdp_pairs: int = Field(default=0, description="Pairs over the tasks")
+    sdp_judged: int = Field(default=0, description="Pairs with a verdict")
+    sdp_parse_failures: int = Field(default=0, description="Pairs whose answer was unreadable")
+    sdp_call_failures: int = Field(default=0, description="Pairs whose call failed")
+    sdp_note: str | None = Field(default=None, description="Why SDP is not measured, or its "
+                                 "first failure")
+    mean_mbcs: float | None = Field(default=None, description="Mean MBCS over the tasks where "
+                                    "it was measured")
+    embedding_model: str | None = Field(default=None, description="MBCS's embedding model")
+    mbcs_failed: int = Field(default=0, description="Tasks whose embedding call failed")
+    mbcs_note: str | None = Field(default=None, description="Why MBCS is not measured, or its "
+                                  "first error")
 
 
 def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSummary:
@@ -78,11 +98,17 @@ def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSumm
                and i.nversion.run is not None]
     runs: dict[str, list[PatternRun]] = {}
     diversity: dict[str, dict[str, float]] = {}
+    sdps: dict[str, SDPResult] = {}
+    mbcses: dict[str, MBCSResult] = {}
     for item in counted:
         record = item.nversion
         assert record is not None and record.run is not None
         runs.setdefault(item.task_id, []).append(PatternRun.model_validate(record.run))
         diversity.setdefault(item.task_id, record.diversity or {})
+        if record.sdp is not None:
+            sdps.setdefault(item.task_id, record.sdp)
+        if record.mbcs is not None:
+            mbcses.setdefault(item.task_id, record.mbcs)
     experiments = [
         TaskExperiment(task_id=task_id, versions=versions, inputs=0, reference_raised=0,
                        failing_before=task_runs[0].outcome.failing_before,
@@ -100,14 +126,43 @@ def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSumm
         for metrics in aggregate(experiments)]
     patterns.sort(key=lambda p: (p.family != "code", p.pattern))
     rows = [TaskDiversity(task=task_id, levenshtein=values.get(LEVENSHTEIN),
-                          structural=values.get(STRUCTURAL))
+                          structural=values.get(STRUCTURAL), sdp=sdps.get(task_id),
+                          mbcs=mbcses.get(task_id))
             for task_id, values in diversity.items()]
     return NVersionSummary(
         versions=versions, tasks=len(runs), version_items=len(version_items),
         versions_passed=sum(i.status == "success" for i in version_items),
         left_out=len(ensembles) - len(counted), patterns=patterns, diversity=rows,
         mean_levenshtein=_mean(r.levenshtein for r in rows),
-        mean_structural=_mean(r.structural for r in rows))
+        mean_structural=_mean(r.structural for r in rows),
+        **_sdp_fields(list(sdps.values())), **_mbcs_fields(list(mbcses.values())))
+
+
+def diversity_usage(items: Iterable[ItemResult]) -> Usage:
+    """The model calls made for SDP and MBCS over ``items``."""
+    return sum((i.nversion.diversity_usage for i in items
+                if i.nversion is not None and i.nversion.diversity_usage is not None), Usage())
+
+
+def _sdp_fields(results: list[SDPResult]) -> dict[str, object]:
+    notes = [r.reason for r in results if r.reason]
+    return {
+        "mean_sdp": _mean(r.sdp for r in results),
+        "sdp_judge": next((r.judge for r in results if r.judge), None),
+        "sdp_pairs": sum(r.pairs for r in results),
+        "sdp_judged": sum(r.judged for r in results),
+        "sdp_parse_failures": sum(r.parse_failures for r in results),
+        "sdp_call_failures": sum(r.call_failures for r in results),
+        "sdp_note": notes[0] if notes else None}
+
+
+def _mbcs_fields(results: list[MBCSResult]) -> dict[str, object]:
+    notes = [r.reason for r in results if r.reason]
+    return {
+        "mean_mbcs": _mean(r.mbcs for r in results),
+        "embedding_model": next((r.model for r in results if r.model), None),
+        "mbcs_failed": sum(r.status == "failed" for r in results),
+        "mbcs_note": notes[0] if notes else None}
 
 
 def _mean(values: Iterable[float | None]) -> float | None:

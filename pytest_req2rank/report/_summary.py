@@ -24,16 +24,21 @@ from ._judging import dimension_scores, judge_usage, judging_summary, totals_of
 
 
 def build_summary(
-    items: Sequence[ItemResult], *, planned: int, wall_time_s: float, seed: int = 0
+    items: Sequence[ItemResult], *, planned: int, wall_time_s: float, seed: int = 0,
+    diversity: Usage | None = None, with_pass_at_k: bool = True,
 ) -> RunSummary:
     """Summarize finished items. ``planned`` counts the items the plan meant to run;
-    ``seed`` makes the bootstrap interval reproducible."""
+    ``seed`` makes the bootstrap interval reproducible; ``diversity``: an N-version run's
+    calls for SDP and MBCS (a role of their own in the totals); ``with_pass_at_k`` False leaves
+    pass@k out (an N-version run's versions are no samples of one answer)."""
     overall, ci95 = run_score(items, seed=seed)
     roles = {
         "target": sum((item.usage for item in items), Usage()),
         "judges": judge_usage(items),
         "generator": sum((item.generator_usage for item in items), Usage()),
     }
+    if diversity is not None:
+        roles["diversity"] = diversity
     counts = Counter(item.status for item in items)
     groups = group_by_dataset((item.dataset, _outcome(item)) for item in items)
     phase0: dict[str, dict[str, float | str | None]] = {}
@@ -44,7 +49,7 @@ def build_summary(
         phase0[dataset] = {name: json_safe(value) for name, value in values.items()}
         metrics |= {name: json_safe(value) for name, value in metric_names(dataset, values).items()}
         warnings += phase0_warnings(dataset, values)
-    passes = pass_at_k_by_dataset(items)
+    passes = pass_at_k_by_dataset(items) if with_pass_at_k else {}
     for dataset, report in passes.items():
         metrics |= {f"eval/{dataset}/{name}": value for name, value in report.values.items()}
     judging, judging_warnings = judging_summary(items)

@@ -51,7 +51,9 @@ def render_summary(
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():
-        lines += ["", *_dataset_table(dataset, metrics, summary.pass_at_k.get(dataset))]
+        # An N-version run's versions of a task are no samples of one answer: no pass@k.
+        passes = summary.pass_at_k.get(dataset) if summary.nversion is None else None
+        lines += ["", *_dataset_table(dataset, metrics, passes)]
     if summary.nversion is not None:
         lines += ["", *nversion_lines(summary.nversion)]
     lines += ["", *_usage_lines(summary)]
@@ -80,12 +82,39 @@ def nversion_lines(nv: NVersionSummary) -> list[str]:
         lines.append(f"  {p.pattern:<9} {p.fr:>6.3f} {p.mcr:>6.3f} {p.ccr:>6.3f} {p.tpr:>6.3f} "
                      f"{p.afvr:>6.3f} {p.tasks:>5} {p.no_consensus:>7} {p.faults:>6} "
                      f"{p.missing:>7}")
-    lines.append(f"  diversity (mean pairwise similarity, lower = more diverse): LS "
-                 f"{_similarity(nv.mean_levenshtein)} | structural ({nv.structural_measure}, "
-                 f"not MBCS) {_similarity(nv.mean_structural)}")
-    lines += [f"    {d.task:<14} LS {_similarity(d.levenshtein)}  structural "
-              f"{_similarity(d.structural)}" for d in nv.diversity]
+    lines.append(f"  diversity, mean over tasks (similarities: lower = more diverse; SDP: higher "
+                 f"= more diverse): LS {_similarity(nv.mean_levenshtein)} | structural "
+                 f"({nv.structural_measure}, not MBCS) {_similarity(nv.mean_structural)}")
+    lines.append(f"    SDP {_sdp_summary(nv)}")
+    lines.append(f"    MBCS {_mbcs_summary(nv)}")
+    for d in nv.diversity:
+        sdp = "n/a" if d.sdp is None or d.sdp.sdp is None else f"{d.sdp.sdp:.3f}"
+        judged = "" if d.sdp is None or d.sdp.status == "not_measured" else (
+            f" ({d.sdp.judged}/{d.sdp.pairs} judged)")
+        mbcs = ("n/a" if d.mbcs is None or d.mbcs.status == "not_measured" else
+                "error" if d.mbcs.mbcs is None else f"{d.mbcs.mbcs:.3f}")
+        lines.append(f"    {d.task:<14} LS {_similarity(d.levenshtein)}  structural "
+                     f"{_similarity(d.structural)}  SDP {sdp}{judged}  MBCS {mbcs}")
     return lines
+
+
+def _sdp_summary(nv: NVersionSummary) -> str:
+    if nv.sdp_judge is None:
+        return f"not measured ({nv.sdp_note or 'not recorded in these results'})"
+    failures = ""
+    if nv.sdp_parse_failures or nv.sdp_call_failures:
+        failures = (f", {nv.sdp_parse_failures} unreadable answers, {nv.sdp_call_failures} "
+                    f"failed calls, left out; first: {nv.sdp_note}")
+    return (f"{_similarity(nv.mean_sdp)} by {nv.sdp_judge} ({nv.sdp_judged}/{nv.sdp_pairs} "
+            f"pairs judged{failures})")
+
+
+def _mbcs_summary(nv: NVersionSummary) -> str:
+    if nv.embedding_model is None:
+        return f"not measured ({nv.mbcs_note or 'not recorded in these results'})"
+    failed = (f"; {nv.mbcs_failed} tasks without it, error: {nv.mbcs_note}" if nv.mbcs_failed
+              else "")
+    return f"{_similarity(nv.mean_mbcs)} by {nv.embedding_model}{failed}"
 
 
 def _similarity(value: float | None) -> str:

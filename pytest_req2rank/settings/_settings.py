@@ -96,6 +96,10 @@ class Settings(BaseModel):
         default=None, description="Versions per task of an N-version experiment; None: off")
     faults: tuple[str, ...] = Field(
         default=FAULT_FAMILIES, description="Fault families the N-version experiment injects")
+    sdp_judge: str | None = Field(
+        default=None, description="The SDP judge; None: the first LLM of the panel; 'none': off")
+    embedding_model: str | None = Field(default=None, description="The MBCS embedding model")
+    embedding_api_base: str | None = None
     explicit: frozenset[str] = Field(
         default=frozenset(), description="Settings the user gave (CLI, environment or ini)"
     )
@@ -145,9 +149,14 @@ class Settings(BaseModel):
     @model_validator(mode="after")
     def _check_nversion_run(self) -> Settings:
         if self.nversion is None:
-            if "faults" in self.explicit:
-                raise ValueError("faults: applies to an N-version run only; add --r2r-nversion=N")
+            for name in ("faults", "sdp_judge", "embedding_model", "embedding_api_base"):
+                if name in self.explicit:
+                    raise ValueError(f"{name}: applies to an N-version run only; add "
+                                     "--r2r-nversion=N")
             return self
+        if self.embedding_api_base is not None and self.embedding_model is None:
+            raise ValueError("embedding_api_base: names the server of --r2r-embedding-model; "
+                             "add --r2r-embedding-model=MODEL")
         if self.suite.kind == "dynamic":
             raise ValueError("suite: an N-version run needs HumanEval-form tasks; pass "
                              "--r2r-suite=humaneval or jsonl:PATH, or leave --r2r-suite out")
@@ -209,7 +218,15 @@ class Settings(BaseModel):
             )
         return value
 
-    @field_validator("api_base")
+    @field_validator("sdp_judge", "embedding_model")
+    @classmethod
+    def _check_llm(cls, value: str | None) -> str | None:
+        if value is not None and value.startswith("r2r/"):
+            raise ValueError("must be a LiteLLM model string (the built-in r2r/ models cannot "
+                             "judge approaches or embed code)")
+        return value
+
+    @field_validator("api_base", "embedding_api_base")
     @classmethod
     def _check_api_base(cls, value: str | None) -> str | None:
         if value is not None and not re.match(r"^https?://[^\s/]+", value):
@@ -222,6 +239,18 @@ class Settings(BaseModel):
         if self.judges is not None:
             return self.judges
         return (STATIC_JUDGE,) if self.suite.kind == "dynamic" else ()
+
+    def sdp_judge_model(self) -> tuple[str | None, str]:
+        """The model that judges pairs for SDP (``--r2r-sdp-judge``, else the panel's first
+        LLM), or None, and how it was chosen (or why there is none)."""
+        if self.sdp_judge is not None and self.sdp_judge.lower() == "none":
+            return None, "--r2r-sdp-judge=none"
+        if self.sdp_judge is not None:
+            return self.sdp_judge, "--r2r-sdp-judge"
+        llm = next((judge for judge in self.panel() if not judge.startswith("r2r/")), None)
+        if llm is not None:
+            return llm, "the first LLM of --r2r-judges"
+        return None, ("no LLM judge: pass --r2r-sdp-judge=MODEL, or an LLM in --r2r-judges")
 
     def identical_samples_warning(self, samples: int) -> str | None:
         """Why a run planned with ``samples`` samples per task will likely get identical ones:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -91,3 +94,15 @@ def test_mbcs_is_the_mean_pairwise_cosine_of_given_vectors() -> None:
 def test_mbcs_refuses_what_is_not_an_embedding(vectors: list[list[float]]) -> None:
     with pytest.raises(ValueError):
         mbcs(vectors)
+
+
+def test_the_structural_similarity_does_not_depend_on_the_hash_seed() -> None:
+    # CodeBLEU's data-flow merge lists names in set order: a different PYTHONHASHSEED gave
+    # another similarity for the same code before the names were read from their positions.
+    script = ("from pytest_req2rank.nversion import load_library, structural_similarity\n"
+              "entry = next(e for e in load_library() if e.task_id == 'HumanEval/56')\n"
+              "print(structural_similarity([i.code for i in entry.implementations]).mean)\n")
+    values = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+              for seed in ("1", "2")}
+    assert len(values) == 1, values

@@ -38,7 +38,7 @@ RunPython = Callable[..., subprocess.CompletedProcess[str]]
         ({}, r"script: models: Field required"),
         ({"models": {"m": [{"responses": []}]}}, r"models\.m\.0\.responses: .*at least 1"),
         ({"models": {"m": [{"responses": [{"text": "a", "error": "auth"}]}]}},
-         r'models\.m\.0\.responses\.0: .*exactly one of "text" or "error"'),
+         r'models\.m\.0\.responses\.0: .*exactly one of "text", "embedding" or "error"'),
         ({"models": {"m": [{"responses": [{"error": "meltdown"}]}]}},
          r"models\.m\.0\.responses\.0\.error: Input should be 'rate_limit', 'timeout'"),
         ({"models": {"m": [{"match": "(", "responses": [{"text": "a"}]}]}},

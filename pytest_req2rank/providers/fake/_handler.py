@@ -12,7 +12,8 @@ from typing import Any
 
 from litellm.exceptions import BadRequestError, NotFoundError
 from litellm.llms.custom_llm import CustomLLM
-from litellm.types.utils import ModelResponse
+from litellm.types.utils import EmbeddingResponse, ModelResponse
+from litellm.types.utils import Usage as LiteLLMUsage
 
 from ._failures import scripted_error
 from ._prices import ensure_prices
@@ -37,6 +38,63 @@ class FakeLLM(CustomLLM):
             if call.step is not None and call.step.delay_s:
                 await asyncio.sleep(call.step.delay_s)
             return call.finish()
+
+
+    def embedding(self, *args: Any, **kwargs: Any) -> EmbeddingResponse:
+        return _embed(kwargs)
+
+    async def aembedding(self, *args: Any, **kwargs: Any) -> EmbeddingResponse:
+        return _embed(kwargs)
+
+
+def _embed(kwargs: dict[str, Any]) -> EmbeddingResponse:
+    """An embedding call: each input answered by the first rule matching it (its next
+    response, an ``embedding``); a scripted error for any input fails the whole call."""
+    name = str(kwargs.get("model", ""))
+    inputs = [str(text) for text in kwargs.get("input") or []]
+    record: dict[str, Any] = {"pid": os.getpid(), "model": f"{PROVIDER}/{name}",
+                              "input": inputs, "rule": [], "step": []}
+    try:
+        script = current_script()
+    except FakeScriptError as exc:
+        record_call({**record, "outcome": "script_error"})
+        raise BadRequestError(str(exc), model=name, llm_provider=PROVIDER) from None
+    ensure_prices(script)
+    if name not in script.models:
+        record_call({**record, "outcome": "script_error"})
+        raise NotFoundError(f"fake/{name} is not in the fake script", model=name,
+                            llm_provider=PROVIDER)
+    steps: list[Step] = []
+    for text in inputs:
+        rule = script.choose(name, text)
+        if rule is None:
+            record_call({**record, "outcome": "script_error"})
+            raise BadRequestError(f"no rule of fake/{name} matches an embedding input; add a "
+                                  "rule without \"match\" as a fallback", model=name,
+                                  llm_provider=PROVIDER)
+        index, step = next_step(script, name, rule)
+        record["rule"].append(rule)
+        record["step"].append(index)
+        steps.append(step)
+    failed = next((step for step in steps if step.error is not None), None)
+    if failed is not None:
+        assert failed.error is not None
+        record_call({**record, "outcome": failed.error})
+        raise scripted_error(failed.error, name, retry_after=failed.retry_after)
+    if any(step.embedding is None for step in steps):
+        record_call({**record, "outcome": "script_error"})
+        raise BadRequestError(f"fake/{name}: a text response answers an embedding input; "
+                              "script an \"embedding\" for it", model=name, llm_provider=PROVIDER)
+    record_call({**record, "outcome": "embedding"})
+    tokens = sum(step.usage.prompt_tokens for step in steps if step.usage is not None)
+    usage = {"prompt_tokens": tokens, "total_tokens": tokens} if any(
+        step.usage is not None for step in steps) else None
+    data = [{"object": "embedding", "index": k, "embedding": list(step.embedding or ())}
+            for k, step in enumerate(steps)]
+    response = EmbeddingResponse(model=name, data=data)
+    if usage is not None:
+        response.usage = LiteLLMUsage(**usage)
+    return response
 
 
 class _Call:
@@ -101,6 +159,10 @@ class _Call:
         if step.error is not None:
             where = f" (rule {self.record['rule']}, response {self.record['step']})"
             raise scripted_error(step.error, self.name, retry_after=step.retry_after, where=where)
+        if step.text is None:
+            raise BadRequestError(f"fake/{self.name}: an \"embedding\" response answers a "
+                                  "completion; script a \"text\" for it", model=self.name,
+                                  llm_provider=PROVIDER)
         response: dict[str, Any] = {
             "id": f"fake-{uuid.uuid4().hex[:12]}",
             "model": self.name,

@@ -37,11 +37,13 @@ class ScriptedUsage(BaseModel):
 
 
 class Step(BaseModel):
-    """One response: a ``text`` answer or an ``error``; ``delay_s`` holds the call that long first."""
+    """One response: a ``text`` answer, an ``embedding`` vector (an embedding call's answer to
+    one input) or an ``error``; ``delay_s`` holds the call that long first."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str | None = None
+    embedding: tuple[float, ...] | None = None
     error: ErrorName | None = None
     usage: ScriptedUsage | None = None
     retry_after: float | None = Field(default=None, ge=0)
@@ -49,15 +51,17 @@ class Step(BaseModel):
 
     @model_validator(mode="after")
     def _one_outcome(self) -> Step:
-        if (self.text is None) == (self.error is None):
-            raise ValueError('a response needs exactly one of "text" or "error"')
+        if sum(value is not None for value in (self.text, self.embedding, self.error)) != 1:
+            raise ValueError('a response needs exactly one of "text", "embedding" or "error"')
         if self.retry_after is not None and self.error is None:
             raise ValueError('"retry_after" only applies to an "error" response')
         return self
 
     @property
     def outcome(self) -> str:
-        return "text" if self.error is None else self.error
+        if self.error is not None:
+            return self.error
+        return "text" if self.text is not None else "embedding"
 
 
 class Rule(BaseModel):
