@@ -14,7 +14,13 @@ from ._final_status import final_status
 from ._isolation import WEAK_ISOLATION, IsolationLevel
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
-from ._nversion import NVersionRecord
+from ._nversion import (
+    GenerationConfig,
+    GenerationRecord,
+    NVersionRecord,
+    TransitionRecord,
+    VersionLineage,
+)
 from ._pass_ratio import pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
@@ -66,6 +72,8 @@ __all__ = [
     "Complexity",
     "ExecutionResult",
     "FunctionalRequirement",
+    "GenerationConfig",
+    "GenerationRecord",
     "Guidance",
     "IOCase",
     "Interface",
@@ -87,7 +95,9 @@ __all__ = [
     "TestOutcome",
     "TestStatus",
     "Timings",
+    "TransitionRecord",
     "Usage",
+    "VersionLineage",
     "dataset_name",
     "dimension_weights",
     "field_path",

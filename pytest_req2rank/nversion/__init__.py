@@ -2,6 +2,8 @@
 implementations or a model; faults injected (mutants, common-mode failures), votes on the
 host, and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
 
+from ._answers import AnswerError
+from ._collection import Graded, Picked, collect
 from ._common_mode import (
     CommonModeFailure,
     NotApplicable,
@@ -43,6 +45,9 @@ from ._faults import (
     inject_common_mode,
     picked_versions,
 )
+from ._fsm import RetryBoundReached, State, StateMachine
+from ._generated import share, version_result
+from ._irqn import Candidate, IRQNOutcome, Judgement, Similarity, decide, irqn, structural_pair
 from ._items import (
     DATASET,
     FAMILY_PATTERNS,
@@ -54,6 +59,15 @@ from ._items import (
     repeated_tasks,
     split_item_id,
     task_key,
+)
+from ._knowledge import (
+    GENERAL,
+    KNOWLEDGE_VERSION,
+    FamilyKnowledge,
+    KnowledgeBase,
+    KnowledgeError,
+    bundled_knowledge,
+    load_knowledge,
 )
 from ._library import (
     FAMILIES,
@@ -77,6 +91,8 @@ from ._metrics import (
     pattern_metrics,
 )
 from ._outputs import TOLERANCE, Output, TaskInputs, same_output, task_inputs, version_outputs
+from ._pipeline import Generation, GenerationPipeline
+from ._repair import Repaired, failures, repair
 from ._voting import TaskVote, Vote, vote, vote_task
 
 __all__ = [
@@ -85,16 +101,28 @@ __all__ = [
     "DATASET",
     "FAMILIES",
     "FAMILY_PATTERNS",
+    "GENERAL",
+    "KNOWLEDGE_VERSION",
     "LIBRARY_VERSION",
     "MAX_MUTANT_TRIES",
     "STRUCTURAL",
     "TIMEOUT_S",
     "TOLERANCE",
+    "AnswerError",
+    "Candidate",
     "CommonModeFailure",
     "FailureInjector",
+    "FamilyKnowledge",
     "Fault",
+    "Generation",
+    "GenerationPipeline",
+    "Graded",
+    "IRQNOutcome",
     "Implementation",
     "Injection",
+    "Judgement",
+    "KnowledgeBase",
+    "KnowledgeError",
     "LibraryError",
     "LibraryProvider",
     "LibraryTask",
@@ -107,7 +135,13 @@ __all__ = [
     "Pattern",
     "PatternMetrics",
     "PatternRun",
+    "Picked",
+    "Repaired",
+    "RetryBoundReached",
     "SDPResult",
+    "Similarity",
+    "State",
+    "StateMachine",
     "TaskBench",
     "TaskExperiment",
     "TaskInputs",
@@ -118,16 +152,22 @@ __all__ = [
     "added_failure_rate",
     "aggregate",
     "bundled_catalogue",
+    "bundled_knowledge",
     "check_library_file",
+    "collect",
     "complete_consensus_rate",
+    "decide",
     "failure_rate",
+    "failures",
     "fault_count",
     "for_family",
     "inject_code_level",
     "inject_common_mode",
+    "irqn",
     "levenshtein_similarity",
     "library_tasks",
     "load_common_modes",
+    "load_knowledge",
     "load_library",
     "ls",
     "majority_consensus_rate",
@@ -139,15 +179,19 @@ __all__ = [
     "pattern_metrics",
     "patterns_of",
     "picked_versions",
+    "repair",
     "repeated_tasks",
     "run_experiment",
     "same_output",
     "sdp",
+    "share",
     "split_item_id",
+    "structural_pair",
     "structural_similarity",
     "task_inputs",
     "task_key",
     "version_outputs",
+    "version_result",
     "vote",
     "vote_task",
 ]
