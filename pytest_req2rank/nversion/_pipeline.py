@@ -7,7 +7,8 @@ Exit checks, all computed: understanding — a schema-valid JSON answer naming a
 ideation — distinct ideas (paradigms differ, texts below θ_ident) and plans without code;
 synthesis — every answer compiles and defines the function, and IRQN accepted at least N
 implementations (else a rollback to ideation, the reason remembered); validation — at least
-one candidate passes after repair (else a rollback to understanding). Past the rollback bound
+one candidate passes after repair (else a rollback to understanding); failing candidates
+are repaired, in order, until N distinct programs pass. Past the rollback bound
 the pipeline goes on with what it has; past a prompt's retry bound it ends in error, keeping
 the candidates it has.
 """
@@ -169,9 +170,9 @@ class GenerationPipeline:
 
     def _validate(self) -> None:
         graded = list(self._graded_pool())
-        passing = sum(g.passed for g in graded)
+        passing = {g.candidate.code.strip() for g in graded if g.passed}  # distinct programs
         for g in graded:
-            if passing >= self.n:
+            if len(passing) >= self.n:
                 break
             if g.passed or g.candidate.id in self.repair_tried:
                 continue
@@ -183,14 +184,16 @@ class GenerationPipeline:
                                   decisions=g.candidate.decisions)
             self.graded[g.candidate.id] = Graded(candidate, fixed.execution, g.accepted,
                                                  repairs=fixed.iterations)
-            passing += fixed.execution.status == "success"
-        if passing == 0 and self.machine.can_roll_back():
+            if fixed.execution.status == "success":
+                passing.add(fixed.code.strip())
+        if not passing and self.machine.can_roll_back():
             first = graded[0].execution.reason if graded else "no candidate"
             self.machine.rollback(State.UNDERSTANDING, (
                 f"no candidate passes the task's tests after repair (first failure: {first}); "
                 "re-read the specification"))
         else:
-            self.machine.transition(f"{passing} of {len(graded)} candidates pass the tests")
+            self.machine.transition(f"{len(passing)} distinct programs of {len(graded)} "
+                                    "candidates pass the tests")
 
     # -- helpers -----------------------------------------------------------------------------
 

@@ -15,7 +15,13 @@ from ._document import (
     validate_results,
     write_results,
 )
-from ._nversion import NVersionSummary, PatternReport, TaskDiversity, nversion_summary
+from ._nversion import (
+    GenerationSummary,
+    NVersionSummary,
+    PatternReport,
+    TaskDiversity,
+    nversion_summary,
+)
 from ._qalog import append_qa, qa_record
 from ._summary import build_summary, pass_at_k_by_dataset, run_score, scores_by_requirement
 from ._terminal import render_summary
@@ -23,6 +29,7 @@ from ._terminal import render_summary
 __all__ = [
     "BaselineReport",
     "GateReport",
+    "GenerationSummary",
     "InvalidResults",
     "NVersionSummary",
     "PassAtK",

@@ -24,12 +24,12 @@ class Draws(random.Random):
         return self.values.pop(0)
 
 
-def _similarity(table: dict[str, float]):  # noqa: ANN202
+def _similarity(table: dict[str, float]):
     """The similarity of a candidate (by its code) to anything: from ``table``."""
     return lambda code, other: table[code]
 
 
-def _regenerated(log: list[tuple[str, str, float]], code: str = "new"):  # noqa: ANN202
+def _regenerated(log: list[tuple[str, str, float]], code: str = "new"):
     def regenerate(candidate: Candidate, decision: Literal["question", "negate"],
                    similarity: float) -> Candidate:
         log.append((candidate.id, decision, similarity))
