@@ -5,19 +5,16 @@ JSON and the summary's statistics."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _usage import SERIAL
+from nversion._scripts import ADD3, RIGHT, WRONG, as_json, fenced, plans, script
 
 from pytest_req2rank.providers.fake import reset_fake_state, write_fake_script
 from pytest_req2rank.report import validate_results
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-from nversion._scripts import ADD3, RIGHT, WRONG, as_json, fenced, plans, script  # noqa: E402
 
 USAGE = {"prompt_tokens": 50, "completion_tokens": 20}
 
