@@ -8,8 +8,8 @@ from typing import TypeVar
 
 from ..draws import sample_seed
 from ..execution import RunOptions
-from ..models import Task
-from ..providers import CompletionRequest, Message, Provider, usage_of
+from ..models import Task, Usage
+from ..providers import CompletionRequest, Message, Provider, ProviderError, usage_of
 from ._answers import AnswerError
 from ._fsm import StateMachine
 from ._prompting import PROMPT_VERSION, SYSTEM, with_feedback
@@ -39,7 +39,11 @@ class Asker:
             json_mode=json_mode, task=self.task, cache_tag=PROMPT_VERSION)
         self.calls += 1
         self.last_prompt = prompt
-        completion = self.provider.complete(request)
+        try:
+            completion = self.provider.complete(request)
+        except ProviderError as exc:
+            self.machine.spend(Usage(calls=exc.attempts, retries=max(exc.attempts - 1, 0)))
+            raise
         self.machine.spend(usage_of(completion))
         return completion.text
 

@@ -63,12 +63,13 @@ def ideate(asker: Asker, understood: Understanding, knowledge: FamilyKnowledge, 
 
 
 def implement(asker: Asker, branches: Sequence[Branch], knowledge: FamilyKnowledge, *,
-              config: GenerationConfig, memory: Sequence[str], round_: int) -> list[Candidate]:
+              config: GenerationConfig, memory: Sequence[str], round_: int,
+              found: list[Candidate]) -> list[Candidate]:
     """The implementation level: ``config.implementations`` programs per plan, the k-th one
-    structured by the family's k-th control-flow pattern (shifted per plan)."""
+    structured by the family's k-th control-flow pattern (shifted per plan), appended to
+    ``found`` as they come (an error end keeps those written before it)."""
     task: Task = asker.task
     patterns = knowledge.control_flow
-    found = []
     for branch in branches:
         for s, solution in enumerate(branch.solutions):
             for i in range(config.implementations):

@@ -66,6 +66,7 @@ class GenerationPipeline:
         self.machine = StateMachine(max_retries=config.retries, max_rollbacks=config.rollbacks)
         self.asker = Asker(provider, task, options, self.machine)
         self.pool: list[Candidate] = []
+        self.drafts: list[Candidate] = []  # this round's programs, before IRQN has judged them
         self.graded: dict[str, Graded] = {}
         self.irqn_counts = dict.fromkeys(("unjudged", "retain", "question", "negate"), 0)
         self.repair_iterations = 0
@@ -105,6 +106,9 @@ class GenerationPipeline:
             failure = exc
             m.fail(f"the provider failed: {exc.message}")
         if m.state is State.ERROR and failure is None:
+            known = {c.id for c in self.pool}
+            self.pool += [c for c in self.drafts if c.id not in known]
+            self.unresolved |= {c.id for c in self.drafts if c.id not in known}
             picked = collect(list(self._graded_pool()), self.n, self.similarity)
         return Generation(versions=picked, record=self._record(), usage=m.usage,
                           provider_error=failure)
@@ -135,8 +139,10 @@ class GenerationPipeline:
 
     def _synthesise(self, branches: list[Branch]) -> None:
         knowledge = self.knowledge.of(self.family_used or GENERAL)
-        fresh = implement(self.asker, branches, knowledge, config=self.config,
-                          memory=self.machine.memory, round_=self._rounds)
+        fresh: list[Candidate] = []
+        self.drafts = fresh
+        implement(self.asker, branches, knowledge, config=self.config,
+                  memory=self.machine.memory, round_=self._rounds, found=fresh)
         self._rounds += 1
         self.candidates += len(fresh)
         history = list(self.pool)
@@ -157,6 +163,7 @@ class GenerationPipeline:
         for name, count in outcome.counts().items():
             self.irqn_counts[name] += count
         self.pool += outcome.accepted + outcome.unresolved
+        self.drafts = []
         self.unresolved |= {c.id for c in outcome.unresolved}
         accepted = len(self.pool) - len(self.unresolved)
         if accepted < self.n and self.machine.can_roll_back():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import INFRA_STATUSES, ItemResult
+from ..models import INFRA_STATUSES, GenerationRecord, ItemResult
 
 if TYPE_CHECKING:
     from ..nversion import PatternRun
@@ -146,7 +146,7 @@ def generation_summary(version_items: Sequence[ItemResult]) -> GenerationSummary
     pipelined = [i for i in version_items if i.nversion and i.nversion.generation]
     if not pipelined:
         return None
-    records = {}
+    records: dict[str, GenerationRecord] = {}
     for item in pipelined:
         assert item.nversion is not None and item.nversion.generation is not None
         records.setdefault(item.nversion.task, item.nversion.generation)

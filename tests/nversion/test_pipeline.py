@@ -240,3 +240,26 @@ def test_usage_is_shared_out_so_totals_count_each_call_once(
                             model="fake/nv", sandbox="process", worker="main") for k in range(3)]
     assert sum(i.usage.calls for i in items) == generation.record.calls == 8
     assert sum(i.usage.prompt_tokens or 0 for i in items) == generation.record.prompt_tokens == 300
+
+
+def test_an_error_end_keeps_the_programs_written_before_it(
+        run: Callable[..., Generation]) -> None:
+    generation = run(script([fenced(RIGHT[0]), fenced(RIGHT[1]), {"text": "no idea"}]),
+                     DISTINCT.model_copy(update={"retries": 1}))
+    assert generation.record.end == "error"
+    assert _path(generation)[-1] == ("synthesis", "error", "error")
+    codes = [p.graded.candidate.code for p in generation.versions]
+    assert codes[:2] == RIGHT[:2] and codes[2] in RIGHT[:2]  # two programs: one repeats
+    assert [p.repeated for p in generation.versions] == [False, False, True]
+    assert all(p.graded.passed for p in generation.versions)
+
+
+def test_a_provider_failure_is_infrastructure_not_the_models_fault(
+        run: Callable[..., Generation]) -> None:
+    generation = run([{"responses": [{"error": "auth"}]}])
+    assert generation.provider_error is not None
+    assert generation.record.end == "error" and generation.record.calls >= 1
+    assert "the provider failed" in (generation.record.reason or "")
+    item = version_result(ADD3, "nversion/add3/v0", "nversion/add3", generation, 0, n=3,
+                          model="fake/nv", sandbox="process", worker="main")
+    assert item.status == "api_error" and item.score is None
