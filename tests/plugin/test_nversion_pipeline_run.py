@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _store_runs import run_ids
 from _usage import SERIAL
 from nversion._scripts import ADD3, RIGHT, WRONG, as_json, fenced, plans, script
 
@@ -78,3 +79,29 @@ def test_the_pipeline_makes_the_versions_and_reports_its_statistics(
         "    IRQN: unjudged *, retain *, question *, negate * | repair iterations * | accepted "
         "versions 3",
         f"    calls {len(calls)} | tokens {70 * len(calls)} | cost $* | per accepted version: *"])
+
+
+def test_a_resumed_run_asks_the_pipeline_nothing_again(
+        pytester: pytest.Pytester, pipeline_suite: Path) -> None:
+    args = ("--r2r-nversion=3", "--r2r-suite=jsonl:suite.jsonl", "--r2r-model=fake/coder",
+            "--r2r-seed=5", "--r2r-faults=code", "--r2r-concurrency=1", "--r2r-db=store.db",
+            *SERIAL)
+    first = pytester.runpytest(*args, "-k", "v0", "--r2r-json=first.json")
+    first.assert_outcomes(passed=1)
+    asked = len(pipeline_suite.read_text().splitlines())
+    (run_id,) = run_ids(pytester.path / "store.db")
+    pytester.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json")
+    assert len(pipeline_suite.read_text().splitlines()) == asked, "a call was repeated"
+    items = json.loads((pytester.path / "again.json").read_text())["items"]
+    versions = {i["item_id"]: i for i in items if i["nversion"]["role"] == "version"}
+    assert len(versions) == 3 and all(i["status"] == "success" for i in versions.values())
+    kept = json.loads((pytester.path / "first.json").read_text())["items"][0]
+    assert versions["nversion/add3/v0"] == kept
+    codes = {i["code"]["solution.py"] for i in versions.values()}
+    assert len(codes) == 3  # the pipeline, answered from the cache, chose as the first time
+    original, rerun = (versions[f"nversion/add3/v{k}"]["nversion"]["generation"]
+                       for k in (0, 1))
+    assert original["calls"] == asked and rerun["calls"] == 0  # every answer from the cache
+    assert [(t["source"], t["target"], t["action"], t["reason"]) for t in rerun["transitions"]] \
+        == [(t["source"], t["target"], t["action"], t["reason"])
+            for t in original["transitions"]]
