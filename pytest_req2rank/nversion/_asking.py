@@ -26,7 +26,7 @@ class Asker:
                  machine: StateMachine) -> None:
         self.provider, self.task, self.options, self.machine = provider, task, options, machine
         self.calls = 0
-        self.last_prompt = ""
+        self.last_prompt = self.last_answer = ""
 
     def text(self, prompt: str, *, temperature: float, json_mode: bool = False) -> str:
         """One answer to ``prompt``; raises ``ProviderError`` when the provider fails."""
@@ -45,6 +45,7 @@ class Asker:
             self.machine.spend(Usage(calls=exc.attempts, retries=max(exc.attempts - 1, 0)))
             raise
         self.machine.spend(usage_of(completion))
+        self.last_answer = completion.text
         return completion.text
 
     def checked(self, prompt: str, parse: Callable[[str], T], *, temperature: float,

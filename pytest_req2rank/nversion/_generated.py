@@ -56,6 +56,7 @@ def version_result(task: Task, item_id: str, key: str, generation: Generation, k
     return base.model_copy(update={
         "status": execution.status, "reason": execution.reason, "nversion": record,
         "code": {"solution.py": candidate.code}, "tests": execution.tests,
+        "prompt": candidate.prompt, "response": candidate.response,
         "tests_passed": execution.passed, "tests_total": execution.total,
         "pass_ratio": execution.pass_ratio, "judge_time_s": execution.duration_s,
         "score": None if execution.status in ("api_error", "sandbox_error")

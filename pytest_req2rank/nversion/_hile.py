@@ -79,7 +79,8 @@ def implement(asker: Asker, branches: Sequence[Branch], knowledge: FamilyKnowled
                     lambda text: parse_code(text, task), temperature=IMPLEMENTATION_T)
                 prefix = f"r{round_}." if round_ else ""
                 found.append(Candidate(id=f"{prefix}t{branch.index}.s{s}.i{i}", code=code,
-                                       thought=branch.thought.name))
+                                       thought=branch.thought.name, prompt=asker.last_prompt,
+                                       response=asker.last_answer))
     return found
 
 

@@ -37,12 +37,15 @@ Decision = Literal["unjudged", "retain", "question", "negate"]
 @dataclass(frozen=True)
 class Candidate:
     """One implementation: ``id`` names its branch (``t0.s1.i0``, then ``+q``/``+n`` per IRQN
-    regeneration), ``thought`` its idea, ``decisions`` the IRQN decisions of its line."""
+    regeneration), ``thought`` its idea, ``decisions`` the IRQN decisions of its line,
+    ``prompt`` and ``response`` the call that wrote its code."""
 
     id: str
     code: str
     thought: str
     decisions: tuple[str, ...] = ()
+    prompt: str = field(default="", compare=False, repr=False)
+    response: str = field(default="", compare=False, repr=False)
 
 
 Regenerate = Callable[[Candidate, Literal["question", "negate"], float], Candidate]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..execution import ReferenceCache, RunOptions, grade
 from ..models import ExecutionResult, GenerationConfig, GenerationRecord, Task, Usage
@@ -156,7 +156,8 @@ class GenerationPipeline:
             self.candidates += 1
             mark = "+q" if decision == "question" else "+n"
             return Candidate(id=candidate.id + mark, code=code, thought=candidate.thought,
-                             decisions=(*candidate.decisions, decision))
+                             decisions=(*candidate.decisions, decision),
+                             prompt=self.asker.last_prompt, response=self.asker.last_answer)
 
         outcome = irqn(fresh, similarity=self.similarity, rng=self.rng, regenerate=regenerate,
                        config=self.config, history=history)
@@ -187,8 +188,10 @@ class GenerationPipeline:
             fixed = repair(g.candidate.code, g.execution, grade=self._grade, fix=self._fix,
                            max_iterations=self.config.repairs)
             self.repair_iterations += fixed.iterations
-            candidate = Candidate(id=g.candidate.id, code=fixed.code, thought=g.candidate.thought,
-                                  decisions=g.candidate.decisions)
+            candidate = g.candidate
+            if fixed.iterations:
+                candidate = replace(candidate, code=fixed.code, prompt=self.asker.last_prompt,
+                                    response=self.asker.last_answer)
             self.graded[g.candidate.id] = Graded(candidate, fixed.execution, g.accepted,
                                                  repairs=fixed.iterations)
             if fixed.execution.status == "success":

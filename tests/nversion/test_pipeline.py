@@ -90,6 +90,8 @@ def test_each_state_transitions_once_to_complete(run: Callable[..., Generation])
     assert sum(t.calls for t in record.transitions) == 8
     assert [p.graded.passed for p in generation.versions] == [True] * 3
     assert sorted(p.graded.candidate.code for p in generation.versions) == sorted(RIGHT[:3])
+    assert all(IMPLEMENT in p.graded.candidate.prompt and p.graded.candidate.code in
+               p.graded.candidate.response for p in generation.versions)
     assert record.irqn == {"unjudged": 3, "retain": 0, "question": 0, "negate": 0}
 
 
@@ -214,6 +216,7 @@ def test_repair_fixes_a_version_within_k(run: Callable[..., Generation]) -> None
                           n=3, model="fake/nv", sandbox="process", worker="main")
     assert item.status == "success" and item.nversion and item.nversion.lineage
     assert item.nversion.lineage.repaired and item.nversion.lineage.repairs == 2
+    assert REPAIR in item.prompt and RIGHT[2] in item.response  # the call that wrote it
 
 
 def test_a_version_that_never_passes_is_kept_as_failing(run: Callable[..., Generation]) -> None:
