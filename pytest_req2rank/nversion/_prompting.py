@@ -16,12 +16,18 @@ PROMPT_VERSION = "nv-pipeline-1"
 SYSTEM = ("You are an expert Python programmer taking part in N-version programming: "
           "independent, genuinely different programs for one specification. Use only the "
           "Python 3 standard library.")
-CODE_FORMAT = "Answer with the complete function, and any imports or helpers it needs, in one ```python fenced block."
+
+
+def _code_format(task: Task) -> str:
+    what = "function" if task.form == "function" else "program (stdin to stdout)"
+    return (f"Answer with the complete {what}, and any imports or helpers it needs, in one "
+            "```python fenced block.")
 
 
 def _task(task: Task) -> str:
     if task.form == "function":
-        return f"Specification (a Python function to complete):\n```python\n{task.prompt.rstrip()}\n```"
+        return ("Specification (a Python function to complete):\n"
+                f"```python\n{task.prompt.rstrip()}\n```")
     return f"Specification (a program reading stdin, writing stdout):\n{task.prompt.strip()}"
 
 
@@ -72,7 +78,7 @@ def implementation(task: Task, thought: Thought, solution: Solution, control_flo
                    memory: Sequence[str]) -> str:
     return (f"{_task(task)}\n\n{_data('The algorithmic idea', thought.model_dump())}\n\n"
             f"{_data('The plan to implement', solution.model_dump())}\n\n"
-            f"Implement exactly this plan, structured as: {control_flow}.\n{CODE_FORMAT}"
+            f"Implement exactly this plan, structured as: {control_flow}.\n{_code_format(task)}"
             f"{_memory(memory)}")
 
 
@@ -83,7 +89,7 @@ def question(task: Task, code: str, similarity: float, knowledge: dict[str, Any]
             f"{_data('Knowledge of this problem family', knowledge)}\n\n"
             "Refine it to be more distinctive: find what makes it similar to common solutions, "
             "and change that part of the approach, keeping it correct.\n"
-            f"{CODE_FORMAT}{_memory(memory)}")
+            f"{_code_format(task)}{_memory(memory)}")
 
 
 def negate(task: Task, code: str, similarity: float, knowledge: dict[str, Any],
@@ -92,14 +98,16 @@ def negate(task: Task, code: str, similarity: float, knowledge: dict[str, Any],
             f"an accepted version):\n```python\n{code.rstrip()}\n```\n\n"
             f"{_data('Knowledge of this problem family', knowledge)}\n\n"
             "Write a completely different solution: a different algorithmic paradigm and "
-            f"different data structures, a contrasting approach.\n{CODE_FORMAT}{_memory(memory)}")
+            f"different data structures, a contrasting approach.\n{_code_format(task)}"
+            f"{_memory(memory)}")
 
 
 def repair(task: Task, code: str, failures: Sequence[str]) -> str:
     return (f"{_task(task)}\n\nThis implementation fails some of the task's tests:\n"
-            f"```python\n{code.rstrip()}\n```\n\n{_data('Failing tests and errors', list(failures))}"
+            f"```python\n{code.rstrip()}\n```\n\n"
+            f"{_data('Failing tests and errors', list(failures))}"
             "\n\nFix it, keeping its algorithmic approach and data structures.\n"
-            f"{CODE_FORMAT}")
+            f"{_code_format(task)}")
 
 
 def with_feedback(prompt: str, feedback: str) -> str:

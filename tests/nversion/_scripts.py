@@ -23,7 +23,8 @@ ADD3 = Task(item_id="nversion/add3", dataset="demo", task_id="add3", form="funct
                  "    assert candidate(0, 0) == 3\n    assert candidate(-4, 1) == 0\n")
 RIGHT = ["def add3(a, b):\n    return a + b + 3\n",
          "def add3(a, b):\n    return sum((a, b, 3))\n",
-         "def add3(a, b):\n    total = 3\n    for x in (a, b):\n        total += x\n    return total\n",
+         "def add3(a, b):\n    total = 3\n    for x in (a, b):\n        total += x\n"
+         "    return total\n",
          "import operator\n\ndef add3(a, b):\n    return operator.add(operator.add(a, b), 3)\n",
          "def add3(a, b):\n    return (lambda *xs: sum(xs))(a, b, 3)\n"]
 WRONG = "def add3(a, b):\n    return a - b\n"

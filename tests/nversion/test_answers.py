@@ -43,7 +43,8 @@ def test_plans_may_not_hold_code(step: str, code: bool) -> None:
 
 
 def test_code_answers_compile_and_define_the_function() -> None:
-    assert "return a + b + 3" in parse_code("```python\ndef add3(a, b):\n    return a + b + 3\n```", ADD3)
+    answer = "```python\ndef add3(a, b):\n    return a + b + 3\n```"
+    assert "return a + b + 3" in parse_code(answer, ADD3)
     with pytest.raises(AnswerError, match="holds no code"):
         parse_code("I would add them.", ADD3)
     with pytest.raises(AnswerError, match="does not compile: line 2"):
