@@ -1,6 +1,7 @@
 """N-version programming: N versions of a task, from the offline library of diverse
-implementations or a model; faults injected (mutants, common-mode failures), votes on the
-host, and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
+implementations or a model (through the generation pipeline: a state machine with HILE, IRQN
+and test-driven repair); faults injected (mutants, common-mode failures), votes on the host,
+and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
 
 from ._answers import AnswerError
 from ._collection import Graded, Picked, collect

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ..models import ItemResult, NVersionRecord, Task, Timings, Usage, VersionLineage
+from ..models import (
+    INFRA_STATUSES,
+    ItemResult,
+    NVersionRecord,
+    Task,
+    Timings,
+    Usage,
+    VersionLineage,
+)
 from ._pipeline import Generation
 
 
@@ -39,6 +47,7 @@ def version_result(task: Task, item_id: str, key: str, generation: Generation, k
         error = generation.provider_error
         status = "timeout" if error.kind == "timeout" else "api_error"
         return base.model_copy(update={"status": status, "reason": error.message,
+                                       "score": 0.0 if status == "timeout" else None,
                                        "nversion": record})
     if k >= len(generation.versions):
         return base.model_copy(update={
@@ -59,7 +68,7 @@ def version_result(task: Task, item_id: str, key: str, generation: Generation, k
         "prompt": candidate.prompt, "response": candidate.response,
         "tests_passed": execution.passed, "tests_total": execution.total,
         "pass_ratio": execution.pass_ratio, "judge_time_s": execution.duration_s,
-        "score": None if execution.status in ("api_error", "sandbox_error")
+        "score": None if execution.status in INFRA_STATUSES
         else (100.0 if execution.status == "success" else 0.0),
         "timings": Timings(generation_s=seconds, execution_s=execution.duration_s,
                            total_s=seconds + execution.duration_s)})

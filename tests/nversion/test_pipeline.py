@@ -196,6 +196,8 @@ def test_the_implementation_veto_rolls_back_to_ideation(run: Callable[..., Gener
     assert "implementation veto" in veto.reason
     assert any("implementation veto" in p for p in _prompts(THOUGHTS)[1:])
     assert generation.record.irqn["negate"] > 0 and _prompts(NEGATE)
+    arithmetic = load_knowledge().of("arithmetic")
+    assert all(entry in _prompts(NEGATE)[0] for entry in arithmetic.data_structures)
     assert generation.record.end == "complete" and len(generation.versions) == 3
     assert sum(not p.graded.accepted for p in generation.versions) >= 1
 
