@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_req2rank.execution import ReferenceCache, RunOptions
-from pytest_req2rank.models import GenerationConfig
+from pytest_req2rank.models import GenerationConfig, IOCase, Task
 from pytest_req2rank.nversion import (
     Generation,
     GenerationPipeline,
@@ -52,11 +52,12 @@ def run(nv_sandbox: ProcessSandbox) -> Iterator[Callable[..., Generation]]:
     scripted model ``fake/nv``."""
 
     def go(rules: list[dict[str, Any]], config: GenerationConfig = DISTINCT, n: int = 3,
-           similarity: Callable[[str, str], float] = lambda a, b: 0.0) -> Generation:
+           similarity: Callable[[str, str], float] = lambda a, b: 0.0,
+           task: Task = ADD3) -> Generation:
         set_fake_script({"models": {"nv": rules}})
         provider = LiteLLMProvider("fake/nv", sleep=_no_sleep)
         pipeline = GenerationPipeline(
-            ADD3, provider, nv_sandbox, RunOptions(seed=7, sandbox_timeout_s=3.0), n=n,
+            task, provider, nv_sandbox, RunOptions(seed=7, sandbox_timeout_s=3.0), n=n,
             config=config, knowledge=load_knowledge(), similarity=similarity,
             cache=ReferenceCache(), rng=random.Random(1))
         return pipeline.run()
@@ -268,3 +269,17 @@ def test_a_provider_failure_is_infrastructure_not_the_models_fault(
     item = version_result(ADD3, "nversion/add3/v0", "nversion/add3", generation, 0, n=3,
                           model="fake/nv", sandbox="process", worker="main")
     assert item.status == "api_error" and item.score is None
+
+
+def test_an_io_task_gets_programs_graded_on_its_cases(run: Callable[..., Generation]) -> None:
+    task = Task(item_id="nversion/sum3", dataset="demo", task_id="sum3", form="io",
+                prompt="Read two integers from one line and print their sum plus three.",
+                reference="a, b = map(int, input().split())\nprint(a + b + 3)\n",
+                cases=(IOCase(input="1 2\n", output="6\n"), IOCase(input="0 0\n", output="3\n")))
+    programs = ["a, b = map(int, input().split())\nprint(a + b + 3)\n",
+                "import sys\nprint(sum(map(int, sys.stdin.read().split())) + 3)\n",
+                "x = input().split()\nprint(int(x[0]) - int(x[1]))\n"]
+    generation = run(script([fenced(p) for p in programs]), DISTINCT.model_copy(
+        update={"repairs": 0}), task=task)
+    assert [p.graded.passed for p in generation.versions] == [True, True, False]
+    assert "program (stdin to stdout)" in _prompts(IMPLEMENT)[0]
