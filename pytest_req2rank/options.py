@@ -118,5 +118,26 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "pairwise cosine similarity of an N-version task's versions", "MODEL",
                "none: MBCS is not measured"),
     OptionSpec("embedding_api_base", "Base URL of the embedding model's server", "URL", "none"),
+    OptionSpec("nv_method", "How a remote model's N versions are made: pipeline (state machine "
+               "with HILE, IRQN and repair) or plain (one prompt per version)", "METHOD",
+               "pipeline"),
+    OptionSpec("nv_retries", "Generation pipeline: retries of a prompt whose answer fails its "
+               "check, then the error end", "N", "3"),
+    OptionSpec("nv_rollbacks", "Generation pipeline: rollbacks to an earlier state per task",
+               "N", "2"),
+    OptionSpec("nv_repairs", "Generation pipeline: test-driven repair iterations (K) of a "
+               "failing version", "K", "3"),
+    OptionSpec("nv_thoughts", "HILE: distinct algorithmic ideas per task", "N", "N (versions)"),
+    OptionSpec("nv_solutions", "HILE: plans per idea", "N", "2"),
+    OptionSpec("nv_implementations", "HILE: programs per plan", "N", "1"),
+    OptionSpec("nv_theta_diff", "IRQN: similarity below which an output is retained", "FLOAT",
+               "0.3"),
+    OptionSpec("nv_theta_ident", "IRQN: similarity above which an output is negated", "FLOAT",
+               "0.7"),
+    OptionSpec("nv_p_qn1", "IRQN: probability an output is judged (else accepted as it is)",
+               "FLOAT", "0.7"),
+    OptionSpec("nv_p_qn2", "IRQN: probability a retained output is negated anyway", "FLOAT",
+               "0.3"),
+    OptionSpec("nv_irqn_iterations", "IRQN: iterations (J)", "J", "5"),
     OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),
 )

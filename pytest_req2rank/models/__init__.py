@@ -15,6 +15,13 @@ from ._isolation import WEAK_ISOLATION, IsolationLevel
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
 from ._nversion import MBCSResult, MeasureStatus, NVersionRecord, SDPResult
+from ._nversion import (
+    GenerationConfig,
+    GenerationRecord,
+    NVersionRecord,
+    TransitionRecord,
+    VersionLineage,
+)
 from ._pass_ratio import pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
@@ -66,6 +73,8 @@ __all__ = [
     "Complexity",
     "ExecutionResult",
     "FunctionalRequirement",
+    "GenerationConfig",
+    "GenerationRecord",
     "Guidance",
     "IOCase",
     "Interface",
@@ -90,7 +99,9 @@ __all__ = [
     "TestOutcome",
     "TestStatus",
     "Timings",
+    "TransitionRecord",
     "Usage",
+    "VersionLineage",
     "dataset_name",
     "dimension_weights",
     "field_path",

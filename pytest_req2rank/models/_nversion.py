@@ -81,3 +81,115 @@ class NVersionRecord(BaseModel):
     diversity_usage: Usage | None = Field(
         default=None, description="Ensemble items: the model calls made for SDP and MBCS by "
         "this item (a task's first ensemble check makes them; the others reuse the values)")
+    generation: GenerationRecord | None = Field(
+        default=None, description="Version items of a generation pipeline: the task's state "
+        "machine record (transitions, retries, rollbacks, repairs, tokens, cost)")
+    lineage: VersionLineage | None = Field(
+        default=None, description="Version items of a generation pipeline: this version's "
+        "origin (idea, IRQN decisions, repairs)")
+
+
+class GenerationConfig(BaseModel):
+    """The parameters of the N-version generation pipeline (a remote model's versions):
+    its state machine's bounds, the HILE counts and IRQN's thresholds and probabilities.
+    A HILE count of None is derived from N (:meth:`counts`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method: Literal["pipeline", "plain"] = Field(
+        default="pipeline", description="pipeline: the state machine; plain: one plain "
+        "prompt per version (a baseline)")
+    retries: int = Field(default=3, ge=0, le=20, description="Retries of one prompt whose "
+                         "answer fails its check (the error is fed back), then the error end")
+    rollbacks: int = Field(default=2, ge=0, le=20, description="Rollbacks to an earlier "
+                           "state per task, after which the pipeline goes on with what it has")
+    repairs: int = Field(default=3, ge=0, le=20, description="K: test-driven repair "
+                         "iterations of a failing version")
+    thoughts: int | None = Field(default=None, ge=1, le=20, description="HILE: distinct "
+                                 "algorithmic ideas; None: N")
+    solutions: int = Field(default=2, ge=1, le=10, description="HILE: plans per idea")
+    implementations: int = Field(default=1, ge=1, le=10, description="HILE: code per plan")
+    theta_diff: float = Field(default=0.3, ge=0, le=1, description="IRQN: below it, retain")
+    theta_ident: float = Field(default=0.7, ge=0, le=1, description="IRQN: above it, negate")
+    p_qn1: float = Field(default=0.7, ge=0, le=1, description="IRQN: chance an output is "
+                         "judged (else accepted as it is)")
+    p_qn2: float = Field(default=0.3, ge=0, le=1, description="IRQN: chance a retained "
+                         "output is negated anyway")
+    irqn_iterations: int = Field(default=5, ge=1, le=20, description="IRQN: J, iterations")
+
+    def thoughts_for(self, n: int) -> int:
+        """The thought-level count of a run with ``n`` versions."""
+        return self.thoughts if self.thoughts is not None else n
+
+    def max_calls(self, n: int) -> int:
+        """The most model calls the pipeline makes for one task of ``n`` versions: each
+        round (the first, and one per rollback) asks for the understanding, the ideas, the
+        plans, the programs, IRQN's regenerations and the repairs, each prompt retried at
+        most ``retries`` times."""
+        thoughts = self.thoughts_for(n)
+        programs = thoughts * self.solutions * self.implementations
+        prompts = (2 + thoughts + programs * (1 + self.irqn_iterations)
+                   + programs * (1 + self.irqn_iterations) * self.repairs)
+        return prompts * (1 + self.retries) * (1 + self.rollbacks)
+
+
+class TransitionRecord(BaseModel):
+    """One step of the generation state machine: from where to where, by which action and
+    why, and the calls, tokens, cost and time spent since the step before."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="The state left (understanding ... collection)")
+    target: str = Field(description="The state entered (the same one for a retry; error, "
+                        "complete)")
+    action: Literal["transition", "retry", "rollback", "error"]
+    reason: str
+    calls: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    seconds: float = 0.0
+
+
+class GenerationRecord(BaseModel):
+    """How a remote model's N versions of one task were generated (the same record on each
+    of the task's version items): the state machine's path and what it cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    end: Literal["complete", "error"]
+    reason: str | None = Field(default=None, description="Why it ended in error")
+    family: str | None = Field(default=None, description="The knowledge base's problem family")
+    knowledge_version: int | None = None
+    transitions: list[TransitionRecord] = Field(default_factory=list)
+    retries: int = 0
+    rollbacks: int = 0
+    candidates: int = Field(default=0, description="Implementations the model wrote")
+    irqn: dict[str, int] = Field(default_factory=dict, description="IRQN decisions: "
+                                 "unjudged, retain, question, negate")
+    repair_iterations: int = Field(default=0, description="Repair prompts over all candidates")
+    calls: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    seconds: float = 0.0
+    config: GenerationConfig = Field(default_factory=GenerationConfig)
+
+
+class VersionLineage(BaseModel):
+    """Where one generated version came from and what happened to it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidate: str = Field(description="t<thought>.s<solution>.i<implementation>, with "
+                           "+q/+n per IRQN question/negation")
+    thought: str = Field(description="The algorithmic idea's name")
+    irqn: list[str] = Field(default_factory=list, description="Its IRQN decisions, in order")
+    irqn_accepted: bool = Field(default=True, description="False: still pending after J "
+                                "iterations, taken because accepted ones were too few")
+    repairs: int = Field(default=0, description="Repair iterations it went through")
+    repaired: bool = Field(default=False, description="Passing only after repair")
+    passed: bool = False
+
+
+NVersionRecord.model_rebuild()  # its generation fields name the models defined after it

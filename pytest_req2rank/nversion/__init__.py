@@ -1,8 +1,11 @@
 """N-version programming: N versions of a task, from the offline library of diverse
-implementations or a model; faults injected (mutants, common-mode failures), votes on the
-host, and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
+implementations or a model (through the generation pipeline: a state machine with HILE, IRQN
+and test-driven repair); faults injected (mutants, common-mode failures), votes on the host,
+and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
 
 from ..models import MBCSResult, SDPResult
+from ._answers import AnswerError
+from ._collection import Graded, Picked, collect
 from ._common_mode import (
     CommonModeFailure,
     NotApplicable,
@@ -43,6 +46,9 @@ from ._faults import (
     inject_common_mode,
     picked_versions,
 )
+from ._fsm import RetryBoundReached, State, StateMachine
+from ._generated import share, version_result
+from ._irqn import Candidate, IRQNOutcome, Judgement, Similarity, decide, irqn, structural_pair
 from ._items import (
     DATASET,
     FAMILY_PATTERNS,
@@ -54,6 +60,15 @@ from ._items import (
     repeated_tasks,
     split_item_id,
     task_key,
+)
+from ._knowledge import (
+    GENERAL,
+    KNOWLEDGE_VERSION,
+    FamilyKnowledge,
+    KnowledgeBase,
+    KnowledgeError,
+    bundled_knowledge,
+    load_knowledge,
 )
 from ._library import (
     FAMILIES,
@@ -87,6 +102,8 @@ from ._semantic import (
     measure_mbcs,
     measure_sdp,
 )
+from ._pipeline import Generation, GenerationPipeline
+from ._repair import Repaired, failures, repair
 from ._voting import TaskVote, Vote, vote, vote_task
 
 __all__ = [
@@ -95,6 +112,8 @@ __all__ = [
     "DATASET",
     "FAMILIES",
     "FAMILY_PATTERNS",
+    "GENERAL",
+    "KNOWLEDGE_VERSION",
     "LIBRARY_VERSION",
     "MAX_MUTANT_TRIES",
     "MBCS_NOT_MEASURED",
@@ -102,13 +121,23 @@ __all__ = [
     "STRUCTURAL",
     "TIMEOUT_S",
     "TOLERANCE",
+    "AnswerError",
+    "Candidate",
     "CommonModeFailure",
     "Embedder",
     "EmbeddingSimilarity",
     "FailureInjector",
+    "FamilyKnowledge",
     "Fault",
+    "Generation",
+    "GenerationPipeline",
+    "Graded",
+    "IRQNOutcome",
     "Implementation",
     "Injection",
+    "Judgement",
+    "KnowledgeBase",
+    "KnowledgeError",
     "LibraryError",
     "LibraryProvider",
     "LibraryTask",
@@ -122,8 +151,14 @@ __all__ = [
     "Pattern",
     "PatternMetrics",
     "PatternRun",
+    "Picked",
+    "Repaired",
+    "RetryBoundReached",
     "SDPResult",
     "SemanticMeasures",
+    "Similarity",
+    "State",
+    "StateMachine",
     "TaskBench",
     "TaskExperiment",
     "TaskInputs",
@@ -134,17 +169,23 @@ __all__ = [
     "added_failure_rate",
     "aggregate",
     "bundled_catalogue",
+    "bundled_knowledge",
     "check_library_file",
+    "collect",
     "complete_consensus_rate",
     "embedding_similarity",
+    "decide",
     "failure_rate",
+    "failures",
     "fault_count",
     "for_family",
     "inject_code_level",
     "inject_common_mode",
+    "irqn",
     "levenshtein_similarity",
     "library_tasks",
     "load_common_modes",
+    "load_knowledge",
     "load_library",
     "ls",
     "majority_consensus_rate",
@@ -158,15 +199,19 @@ __all__ = [
     "pattern_metrics",
     "patterns_of",
     "picked_versions",
+    "repair",
     "repeated_tasks",
     "run_experiment",
     "same_output",
     "sdp",
+    "share",
     "split_item_id",
+    "structural_pair",
     "structural_similarity",
     "task_inputs",
     "task_key",
     "version_outputs",
+    "version_result",
     "vote",
     "vote_task",
 ]

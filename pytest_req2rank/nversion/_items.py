@@ -2,8 +2,10 @@
 answers versions from the library, and the evaluation of a version and of an ensemble check.
 
 A task ``DATASET/TASK`` of the suite becomes the items ``nversion/TASK/v0`` … ``v{N-1}``
-(each asks the model once for a version, with the version's sample index and seed, so the
-answers differ like pass@k's samples; a plain prompt for now) and ``nversion/TASK/Pat-CL0``
+(a remote model's versions come from the generation pipeline, run once per task by the
+first of its version items to be evaluated: :mod:`._pipeline`; with the ``plain`` method, or
+the built-in model, each asks once for a version, with the version's sample index and seed)
+and ``nversion/TASK/Pat-CL0``
 … ``Pat-AL4`` (one per fault pattern asked for: the pattern injected into the N versions,
 which are then voted on).
 """
@@ -21,6 +23,7 @@ from ..execution import ReferenceCache, RunOptions, SandboxFailed, Ungradable, r
 from ..models import (
     INFRA_STATUSES,
     REFERENCE_MODEL,
+    GenerationConfig,
     ItemResult,
     NVersionRecord,
     Task,
@@ -32,8 +35,19 @@ from ._common_mode import CommonModeFailure, for_family, load_common_modes
 from ._diversity import STRUCTURAL, ls, structural_similarity
 from ._experiment import TIMEOUT_S, TaskBench, run_experiment
 from ._faults import ALGORITHM_LEVEL, CODE_LEVEL, Pattern
+from ._generated import version_result
+from ._irqn import Similarity, structural_pair
+from ._knowledge import KnowledgeBase, load_knowledge
 from ._library import LibraryTask
-from ._semantic import SDP_NOT_MEASURED, SemanticMeasures, measure_mbcs, measure_sdp
+from ._pipeline import Generation, GenerationPipeline
+from ._semantic import (
+    SDP_NOT_MEASURED,
+    EmbeddingSimilarity,
+    SemanticMeasures,
+    embedding_similarity,
+    measure_mbcs,
+    measure_sdp,
+)
 
 DATASET = "nversion"
 """The dataset of every N-version item (their ids read ``nversion/TASK/...``)."""
@@ -128,9 +142,16 @@ class NVersionEvaluator:
     def __init__(self, provider: Provider, sandbox: Sandbox, options: RunOptions, *, n: int,
                  library: Mapping[str, LibraryTask], builtin: bool,
                  common_mode: Sequence[CommonModeFailure] | None = None,
-                 measures: SemanticMeasures | None = None) -> None:
+                 measures: SemanticMeasures | None = None,
+                 generation: GenerationConfig | None = None,
+                 similarity: Similarity | None = None,
+                 knowledge: KnowledgeBase | None = None) -> None:
         self.provider, self.sandbox, self.options, self.n = provider, sandbox, options, n
         self.library, self.builtin = library, builtin
+        self.generation = generation or GenerationConfig()
+        self.similarity = similarity
+        self._knowledge = knowledge
+        self._generations: dict[str, Generation] = {}
         self.common_mode = tuple(common_mode if common_mode is not None else load_common_modes())
         self.timeout_s = min(TIMEOUT_S, options.sandbox_timeout_s)
         self.cache = ReferenceCache()
@@ -175,8 +196,49 @@ class NVersionEvaluator:
             self._diversity.setdefault(record.task, {
                 "diversity": record.diversity, "sdp": record.sdp, "mbcs": record.mbcs})
 
+    @property
+    def pipelined(self) -> bool:
+        """Whether versions come from the generation pipeline (a remote model's, by default)."""
+        return not self.builtin and self.generation.method == "pipeline"
+
+    def generated(self, task: Task) -> Generation:
+        """The pipeline's versions of ``task``: run by the first version asked, then kept."""
+        key = task_key(task)
+        with self._lock(("generation", key)):
+            known = self._generations.get(key)
+            if known is None:
+                if self._knowledge is None:
+                    self._knowledge = load_knowledge()
+                entry = self.library.get(task.task_id)
+                similarity, embedded = self._pipeline_similarity()
+                pipeline = GenerationPipeline(
+                    task.model_copy(update={"item_id": key, "sample": None}), self.provider,
+                    self.sandbox, self.options, n=self.n, config=self.generation,
+                    knowledge=self._knowledge, similarity=similarity,
+                    family=entry.family if entry is not None else None, cache=self.cache)
+                known = pipeline.run()
+                if embedded is not None:  # IRQN's embedding calls are the task's too
+                    known.usage = known.usage + embedded.usage
+                self._generations[key] = known
+            return known
+
+    def _pipeline_similarity(self) -> tuple[Similarity, EmbeddingSimilarity | None]:
+        """The similarity IRQN and collection judge programs by: the one given, else the
+        embedding model's cosine when one is configured (one instance per task, to count its
+        calls), else the offline structural similarity."""
+        if self.similarity is not None:
+            return self.similarity, None
+        if self.measures.embedder is None:
+            return structural_pair, None
+        embedded = embedding_similarity(self.measures.embedder, timeout_s=self.measures.timeout_s)
+        return (lambda a, b: embedded(a, [b])), embedded
+
     def _ask(self, task: Task, version: int) -> ItemResult:
         item_id = f"{task_key(task)}/v{version}"
+        if self.pipelined:
+            return version_result(task, item_id, task_key(task), self.generated(task), version,
+                                  n=self.n, model=self.provider.model, sandbox=self.sandbox.name,
+                                  worker=self.options.worker)
         asked = task.model_copy(update={"item_id": item_id, "sample": version})
         result = run_task(asked, self.provider, self.sandbox, self.options)
         entry = self.library.get(task.task_id) if self.builtin else None

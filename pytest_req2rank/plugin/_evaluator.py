@@ -116,7 +116,8 @@ class Evaluator:
         provider = LibraryProvider(library) if builtin else self.provider
         return NVersionEvaluator(provider, self.sandbox, self.options, n=self.plan.nversion,
                                  library=library, builtin=builtin,
-                                 measures=self.semantic_measures)
+                                 measures=self.semantic_measures,
+                                 generation=self.settings.generation_config())
 
     @cached_property
     def semantic_measures(self) -> SemanticMeasures:
@@ -223,6 +224,14 @@ class Evaluator:
         timed out, every wait the longest; one more for the calls ahead of it in the gate),
         and its sandbox executions."""
         api_s = self.settings.timeout
+        if self.plan.nversion is not None and self._pipelined:
+            # Any item of a task may wait on its generation pipeline (every call at its worst),
+            # which grades each program and repair; an ensemble check then runs its experiment.
+            config, n = self.settings.generation_config(), self.plan.nversion
+            calls = config.max_calls(n)
+            executions = calls + n * (MAX_MUTANT_TRIES + 3) + SANDBOX_EXECUTIONS
+            return (calls * RetryPolicy().longest_call_s(api_s)
+                    + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
         if self.plan.nversion is not None and not _VERSION_ITEM.search(task.item_id):
             # An ensemble check: every version (asked again at worst), then the injection's
             # mutant search and the runs of every version on the task's inputs.
@@ -241,6 +250,12 @@ class Evaluator:
         executions = (len(task.cases) + SANDBOX_EXECUTIONS) * (10 if self.generator else 1)
         return (calls * RetryPolicy().longest_call_s(api_s)
                 + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
+
+    @property
+    def _pipelined(self) -> bool:
+        """Whether an N-version run's versions come from the generation pipeline."""
+        return (self.settings.model.kind != "reference"
+                and self.settings.generation_config().method == "pipeline")
 
     def _evaluate_now(self, task: Task) -> ItemResult:
         nversion = self.nversion

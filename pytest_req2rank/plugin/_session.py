@@ -13,6 +13,7 @@ from ..models import (
     REFERENCE_MODEL,
     STATIC_JUDGE,
     WEAK_ISOLATION,
+    GenerationConfig,
     IsolationLevel,
     ItemResult,
     ModelSpec,
@@ -323,8 +324,9 @@ def nversion_lines(evaluator: Evaluator) -> list[str]:
     planned = [split_item_id(item_id) for item_id in evaluator.plan.item_ids]
     patterns = sorted({p for _, _, p in planned if p}, key=lambda p: (p[4] == "A", p))
     source = (f"versions from the library of {len(nversion.library)} tasks (built-in model)"
-              if nversion.builtin else "versions: one plain prompt per version, its own sample "
-              "index and seed")
+              if nversion.builtin else _pipeline_source(nversion.generation)
+              if nversion.pipelined else "versions: one plain prompt per version, its own "
+              "sample index and seed")
     lines = [(f"req2rank: N-version: {n} versions per task, {len({k for k, _, _ in planned})} "
               f"tasks | patterns {', '.join(patterns) or 'none'} | {source}"),
              diversity_line(evaluator.settings)]
@@ -341,6 +343,16 @@ def diversity_line(settings: Settings) -> str:
     mbcs = (f"MBCS by {settings.embedding_model}" if settings.embedding_model else
             "MBCS not measured (no --r2r-embedding-model)")
     return f"req2rank: N-version diversity: LS, structural similarity | {sdp} | {mbcs}"
+
+
+def _pipeline_source(config: GenerationConfig) -> str:
+    """How the generation pipeline is set, in one phrase of the header."""
+    thoughts = "N" if config.thoughts is None else str(config.thoughts)
+    return (f"versions from the generation pipeline (HILE {thoughts} ideas x "
+            f"{config.solutions} plans x {config.implementations} programs; IRQN theta "
+            f"{config.theta_diff}/{config.theta_ident}, p_qn {config.p_qn1}/{config.p_qn2}, "
+            f"J {config.irqn_iterations}; repairs {config.repairs}, retries {config.retries}, "
+            f"rollbacks {config.rollbacks})")
 
 
 def nversion_repeat_warning(evaluator: Evaluator) -> str | None:

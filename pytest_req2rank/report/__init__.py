@@ -20,6 +20,10 @@ from ._nversion import (
     PatternReport,
     TaskDiversity,
     diversity_usage,
+    GenerationSummary,
+    NVersionSummary,
+    PatternReport,
+    TaskDiversity,
     nversion_summary,
 )
 from ._qalog import append_qa, qa_record
@@ -29,6 +33,7 @@ from ._terminal import render_summary
 __all__ = [
     "BaselineReport",
     "GateReport",
+    "GenerationSummary",
     "InvalidResults",
     "NVersionSummary",
     "PassAtK",

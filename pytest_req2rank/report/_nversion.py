@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import INFRA_STATUSES, ItemResult, MBCSResult, SDPResult, Usage
+from ..models import INFRA_STATUSES, GenerationRecord, ItemResult, MBCSResult, SDPResult, Usage
 
 if TYPE_CHECKING:
     from ..nversion import PatternRun
@@ -54,6 +54,32 @@ class TaskDiversity(BaseModel):
                                     "absent in results written before it was recorded")
 
 
+class GenerationSummary(BaseModel):
+    """The generation pipeline over a run's tasks (a remote model's versions): the state
+    machine's steps and what the accepted versions cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tasks: int = Field(description="Tasks whose versions the pipeline generated")
+    errors: int = Field(description="Tasks whose pipeline ended in error")
+    transitions: int
+    retries: int
+    rollbacks: int
+    candidates: int = Field(description="Programs the model wrote (IRQN's regenerations included)")
+    irqn: dict[str, int] = Field(description="IRQN decisions: unjudged, retain, question, negate")
+    repair_iterations: int
+    repaired: int = Field(description="Versions passing only after repair")
+    accepted: int = Field(description="Versions passing the task's tests")
+    calls: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost_usd: float | None
+    tokens_per_accepted: float | None = Field(description="Prompt and completion tokens of "
+                                              "every call, per accepted version")
+    cost_per_accepted: float | None = Field(description="Cost of every call, per accepted "
+                                            "version, in USD")
+
+
 class NVersionSummary(BaseModel):
     """An N-version run's tables: patterns (code and algorithm level) and diversity."""
 
@@ -85,6 +111,9 @@ class NVersionSummary(BaseModel):
     mbcs_failed: int = Field(default=0, description="Tasks whose embedding call failed")
     mbcs_note: str | None = Field(default=None, description="Why MBCS is not measured, or its "
                                   "first error")
+    generation: GenerationSummary | None = Field(
+        default=None, description="The generation pipeline's statistics; None when no "
+        "version came from it (the built-in model, --r2r-nv-method=plain)")
 
 
 def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSummary:
@@ -135,7 +164,8 @@ def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSumm
         left_out=len(ensembles) - len(counted), patterns=patterns, diversity=rows,
         mean_levenshtein=_mean(r.levenshtein for r in rows),
         mean_structural=_mean(r.structural for r in rows),
-        **_sdp_fields(list(sdps.values())), **_mbcs_fields(list(mbcses.values())))
+        **_sdp_fields(list(sdps.values())), **_mbcs_fields(list(mbcses.values())),
+        generation=generation_summary(version_items))
 
 
 def diversity_usage(items: Iterable[ItemResult]) -> Usage:
@@ -163,6 +193,47 @@ def _mbcs_fields(results: list[MBCSResult]) -> dict[str, object]:
         "embedding_model": next((r.model for r in results if r.model), None),
         "mbcs_failed": sum(r.status == "failed" for r in results),
         "mbcs_note": notes[0] if notes else None}
+
+
+def generation_summary(version_items: Sequence[ItemResult]) -> GenerationSummary | None:
+    """The pipeline's statistics over the version items that carry its record (one record
+    per task: every version of a task carries the same one)."""
+    pipelined = [i for i in version_items if i.nversion and i.nversion.generation]
+    if not pipelined:
+        return None
+    records: dict[str, GenerationRecord] = {}
+    for item in pipelined:
+        assert item.nversion is not None and item.nversion.generation is not None
+        records.setdefault(item.nversion.task, item.nversion.generation)
+    irqn: dict[str, int] = {}
+    for record in records.values():
+        for name, count in record.irqn.items():
+            irqn[name] = irqn.get(name, 0) + count
+    accepted = sum(i.status == "success" for i in pipelined)
+    prompt = _total(r.prompt_tokens for r in records.values())
+    completion = _total(r.completion_tokens for r in records.values())
+    cost = _total(r.cost_usd for r in records.values())
+    tokens = None if prompt is None and completion is None else (prompt or 0) + (completion or 0)
+    return GenerationSummary(
+        tasks=len(records), errors=sum(r.end == "error" for r in records.values()),
+        transitions=sum(len(r.transitions) for r in records.values()),
+        retries=sum(r.retries for r in records.values()),
+        rollbacks=sum(r.rollbacks for r in records.values()),
+        candidates=sum(r.candidates for r in records.values()), irqn=irqn,
+        repair_iterations=sum(r.repair_iterations for r in records.values()),
+        repaired=sum(bool(i.nversion and i.nversion.lineage and i.nversion.lineage.repaired)
+                     for i in pipelined),
+        accepted=accepted, calls=sum(r.calls for r in records.values()),
+        prompt_tokens=None if prompt is None else int(prompt),
+        completion_tokens=None if completion is None else int(completion), cost_usd=cost,
+        tokens_per_accepted=round(tokens / accepted, 3) if tokens is not None and accepted
+        else None,
+        cost_per_accepted=cost / accepted if cost is not None and accepted else None)
+
+
+def _total(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
 
 
 def _mean(values: Iterable[float | None]) -> float | None:

@@ -14,7 +14,7 @@ from ._document import (
     RunSummary,
     Totals,
 )
-from ._nversion import NVersionSummary
+from ._nversion import GenerationSummary, NVersionSummary
 
 Value = float | str | None
 
@@ -95,6 +95,8 @@ def nversion_lines(nv: NVersionSummary) -> list[str]:
                 "error" if d.mbcs.mbcs is None else f"{d.mbcs.mbcs:.3f}")
         lines.append(f"    {d.task:<14} LS {_similarity(d.levenshtein)}  structural "
                      f"{_similarity(d.structural)}  SDP {sdp}{judged}  MBCS {mbcs}")
+    if nv.generation is not None:
+        lines += generation_lines(nv.generation)
     return lines
 
 
@@ -115,6 +117,27 @@ def _mbcs_summary(nv: NVersionSummary) -> str:
     failed = (f"; {nv.mbcs_failed} tasks without it, error: {nv.mbcs_note}" if nv.mbcs_failed
               else "")
     return f"{_similarity(nv.mean_mbcs)} by {nv.embedding_model}{failed}"
+
+
+def generation_lines(g: GenerationSummary) -> list[str]:
+    """The generation pipeline's statistics: the state machine, IRQN, repair, cost."""
+    irqn = ", ".join(f"{name} {count}" for name, count in g.irqn.items())
+    per_token = None if g.tokens_per_accepted is None else round(g.tokens_per_accepted)
+    per_version = f"tokens {_int(per_token)} | cost {_usd(g.cost_per_accepted)}"
+    return [
+        f"  generation pipeline: {g.tasks} tasks ({g.errors} ended in error) | transitions "
+        f"{g.transitions} | retries {g.retries} | rollbacks {g.rollbacks} | programs "
+        f"{g.candidates}",
+        f"    IRQN: {irqn} | repair iterations {g.repair_iterations} ({g.repaired} versions "
+        f"repaired) | accepted versions {g.accepted}",
+        f"    calls {g.calls} | tokens {_int(_sum_tokens(g))} | cost {_usd(g.cost_usd)} | per "
+        f"accepted version: {per_version}"]
+
+
+def _sum_tokens(g: GenerationSummary) -> int | None:
+    if g.prompt_tokens is None and g.completion_tokens is None:
+        return None
+    return (g.prompt_tokens or 0) + (g.completion_tokens or 0)
 
 
 def _similarity(value: float | None) -> str:

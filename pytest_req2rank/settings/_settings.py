@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -34,6 +33,7 @@ from ..models import (
     parse_weights,
 )
 from ..options import OPTIONS, SOURCES, OptionSpec, Source, spelling
+from ._generation import GenerationSettings
 from ._paths import PathBases, absolute, with_absolute_path
 
 DEFAULT_DIR = ".req2rank"
@@ -53,7 +53,7 @@ class SettingsError(ConfigurationError, ValueError):
     """A bad setting; the message is one line naming the option, its source and what is allowed."""
 
 
-class Settings(BaseModel):
+class Settings(GenerationSettings):
     """Every setting of a run. Built by :func:`resolve_settings`; immutable."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -149,10 +149,11 @@ class Settings(BaseModel):
     @model_validator(mode="after")
     def _check_nversion_run(self) -> Settings:
         if self.nversion is None:
-            for name in ("faults", "sdp_judge", "embedding_model", "embedding_api_base"):
-                if name in self.explicit:
-                    raise ValueError(f"{name}: applies to an N-version run only; add "
-                                     "--r2r-nversion=N")
+            given = sorted(n for n in self.explicit if n.startswith("nv_") or n in (
+                "faults", "sdp_judge", "embedding_model", "embedding_api_base"))
+            if given:
+                raise ValueError(f"{given[0]}: applies to an N-version run only; add "
+                                 "--r2r-nversion=N")
             return self
         if self.embedding_api_base is not None and self.embedding_model is None:
             raise ValueError("embedding_api_base: names the server of --r2r-embedding-model; "

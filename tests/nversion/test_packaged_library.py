@@ -1,4 +1,5 @@
-"""The implementation library and the common-mode catalogue ship inside the package: the tree
+"""The implementation library, the common-mode catalogue and the generation pipeline's
+knowledge base ship inside the package: the tree
 setuptools' ``build_py`` lays out for a wheel holds them, and they load from it."""
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ def test_the_built_package_loads_the_library_and_catalogue(tmp_path: Path) -> No
     assert sorted(p.name for p in (built / "library").glob("*.toml")) == shipped
     driver = ("import pytest_req2rank.nversion as n\n"
               f"assert n.__file__.startswith({str(lib)!r}), n.__file__\n"
-              "print(len(n.load_library()), len(n.load_common_modes()))\n")
+              "print(len(n.load_library()), len(n.load_common_modes()),"
+              " len(n.load_knowledge().families))\n")
     out = subprocess.run([sys.executable, "-c", driver], cwd=tmp_path, check=True,
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PYTHONPATH": str(lib)})
-    assert out.stdout.split() == [str(len(shipped)), "11"]
+    assert out.stdout.split() == [str(len(shipped)), "11", "9"]
+    assert len(list((built / "knowledge").glob("*.toml"))) == 9

@@ -27,7 +27,8 @@ LOOP = ("```python\ndef add3(a, b):\n    total = 3\n    for x in (a, b):\n      
 JUDGE_USAGE = {"prompt_tokens": 200, "completion_tokens": 10}
 PRICES = {"judge": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-6},
           "emb": {"input_cost_per_token": 1e-7, "output_cost_per_token": 0.0}}
-RUN = ("--r2r-nversion=3", "--r2r-suite=jsonl:suite.jsonl", "--r2r-model=fake/coder",
+RUN = ("--r2r-nversion=3", "--r2r-nv-method=plain", "--r2r-suite=jsonl:suite.jsonl",
+       "--r2r-model=fake/coder",
        "--r2r-seed=2", "--r2r-faults=code", "--r2r-sdp-judge=fake/judge",
        "--r2r-embedding-model=fake/emb", "--r2r-json=r.json", *SERIAL)
 

@@ -156,11 +156,11 @@ def fake_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> It
     reset_fake_state()
 
 
-def test_a_remote_model_answers_versions_and_a_wrong_one_is_outvoted(
+def test_a_remote_model_answers_plain_prompts_and_a_wrong_one_is_outvoted(
         pytester: pytest.Pytester, fake_suite: Path) -> None:
     result = pytester.runpytest("--r2r-nversion=5", "--r2r-suite=jsonl:suite.jsonl",
                                 "--r2r-model=fake/coder", "--r2r-seed=2", "--r2r-faults=code",
-                                "--r2r-json=fake.json", *SERIAL)
+                                "--r2r-json=fake.json", "--r2r-nv-method=plain", *SERIAL)
     calls = [json.loads(line) for line in fake_suite.read_text().splitlines()]
     assert len(calls) == 5 and len({call["seed"] for call in calls}) == 5
     data = _results(pytester, "fake.json")
@@ -183,6 +183,12 @@ def test_a_remote_model_answers_versions_and_a_wrong_one_is_outvoted(
     (("--r2r-nversion=5", "--r2r-faults=code,syntax"),
      "--r2r-faults: unknown fault family 'syntax'; allowed: code, algorithm*"),
     (("--r2r-faults=code",), "--r2r-faults: applies to an N-version run only; add --r2r-nversion=N"),
+    (("--r2r-nv-repairs=2",), "--r2r-nv-repairs: applies to an N-version run only; add "
+     "--r2r-nversion=N"),
+    (("--r2r-nversion=3", "--r2r-nv-p-qn1=1.5"), "--r2r-nv-p-qn1: must be less than or equal to 1*"),
+    (("--r2r-nversion=3", "--r2r-nv-theta-diff=0.8"),
+     "--r2r-nv-theta-diff: 0.8 is above --r2r-nv-theta-ident (0.7)*"),
+    (("--r2r-nversion=3", "--r2r-nv-method=fancy"), "--r2r-nv-method: *'pipeline' or 'plain'*"),
     (("--r2r-nversion=5", "--r2r-suite=dynamic"),
      "--r2r-suite: an N-version run needs HumanEval-form tasks*"),
     (("--r2r-nversion=5", "--r2r-samples-per-task=3"),
