@@ -1,4 +1,4 @@
-"""Outputs of a run: results JSON (and its schema), terminal summary, Q&A log."""
+"""Outputs of a run: results JSON (and its schema), terminal summary, Q&A log, HTML report."""
 
 from ._document import (
     BaselineReport,
@@ -15,6 +15,7 @@ from ._document import (
     validate_results,
     write_results,
 )
+from ._html import html_report_problem, render_html, write_html
 from ._nversion import NVersionSummary, PatternReport, TaskDiversity, nversion_summary
 from ._qalog import append_qa, qa_record
 from ._summary import build_summary, pass_at_k_by_dataset, run_score, scores_by_requirement
@@ -35,14 +36,17 @@ __all__ = [
     "append_qa",
     "build_summary",
     "generated_schema",
+    "html_report_problem",
     "load_results",
     "nversion_summary",
     "pass_at_k_by_dataset",
     "qa_record",
+    "render_html",
     "render_summary",
     "results_schema",
     "run_score",
     "scores_by_requirement",
     "validate_results",
+    "write_html",
     "write_results",
 ]
