@@ -27,6 +27,12 @@ _RC = {
     "axes.spines.right": False,
 }
 _XML_PROLOGUE = re.compile(r"^.*?(?=<svg)", re.DOTALL)
+LABEL = 36
+"""Characters of a label (dataset, skill, judge) a plot shows; the tables have them whole."""
+
+
+def _label(text: str) -> str:
+    return text if len(text) <= LABEL else text[:LABEL - 1] + "…"
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -90,7 +96,7 @@ def heatmap_plot(skills: Sequence[str], complexities: Sequence[str],
     image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdYlGn", vmin=0, vmax=100,
                       aspect="auto")
     ax.set_xticks(range(len(complexities)), list(complexities))
-    ax.set_yticks(range(len(skills)), list(skills))
+    ax.set_yticks(range(len(skills)), [_label(s) for s in skills])
     for (skill, complexity), (mean, count) in cells.items():
         ax.text(complexities.index(complexity), skills.index(skill), f"{mean:.0f}\nn={count}",
                 ha="center", va="center", fontsize=7)
@@ -112,8 +118,10 @@ def status_plot(counts: Mapping[str, Mapping[str, int]]) -> str:
             total = sum(counts[dataset].values()) or 1
             shares.append(100 * counts[dataset].get(status, 0) / total)
         if any(shares):
-            ax.barh(datasets, shares, left=left, color=color, label=status, height=0.6)
+            ax.barh(range(len(datasets)), shares, left=left, color=color, label=status,
+                    height=0.6)
             left = [a + b for a, b in zip(left, shares, strict=True)]
+    ax.set_yticks(range(len(datasets)), [_label(d) for d in datasets])
     ax.set_xlim(0, 100)
     ax.set_xlabel("% of the dataset's items")
     ax.invert_yaxis()
@@ -128,7 +136,7 @@ def pass_ratio_plot(ratios: Mapping[str, Sequence[float]]) -> str:
     fig = _figure(6.4, 2.6)
     ax = fig.add_subplot()
     bins = [i / 10 for i in range(11)]
-    ax.hist(list(ratios.values()), bins=bins, stacked=True, label=list(ratios),
+    ax.hist(list(ratios.values()), bins=bins, stacked=True, label=[_label(d) for d in ratios],
             edgecolor="white")
     ax.set_xlim(0, 1)
     ax.set_xlabel("pass ratio (tests passed / tests run)")
@@ -145,8 +153,8 @@ def judges_plot(scores: Mapping[str, Sequence[float]]) -> str:
     fig = _figure(6.4, 0.5 * len(judges) + 1.0)
     ax = fig.add_subplot()
     data = [list(scores[judge]) or [float("nan")] for judge in judges]
-    ax.boxplot(data, orientation="horizontal", tick_labels=judges, showmeans=True,
-               widths=0.5)
+    ax.boxplot(data, orientation="horizontal", tick_labels=[_label(j) for j in judges],
+               showmeans=True, widths=0.5)
     ax.set_xlim(0, 100)
     ax.set_xlabel("judge's overall score per item")
     ax.invert_yaxis()
@@ -156,13 +164,16 @@ def judges_plot(scores: Mapping[str, Sequence[float]]) -> str:
 @_styled
 def latency_plot(series: Mapping[str, Sequence[float]]) -> str:
     """Per-item time of each phase (box plot, seconds, log scale when it spans decades)."""
-    names = [name for name, values in series.items() if values]
+    positive = [v for values in series.values() for v in values if v > 0]
+    log = bool(positive) and max(positive) / min(positive) > 100
+    # on a log scale a phase that took no time (code that did not parse) has no place
+    data = {name: [v for v in values if v > 0 or not log] for name, values in series.items()}
+    names = [name for name, values in data.items() if values]
     fig = _figure(6.4, 0.5 * len(names) + 1.0)
     ax = fig.add_subplot()
-    data = [list(series[name]) for name in names]
-    ax.boxplot(data, orientation="horizontal", tick_labels=names, showmeans=True, widths=0.5)
-    positive = [v for values in data for v in values if v > 0]
-    if positive and max(positive) / min(positive) > 100:
+    ax.boxplot([data[name] for name in names], orientation="horizontal", tick_labels=names,
+               showmeans=True, widths=0.5)
+    if log:
         from matplotlib.ticker import FuncFormatter
 
         ax.set_xscale("log")
