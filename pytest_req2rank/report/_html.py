@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 TEMPLATES = "templates"
 HTML_EXTRA = "pip install 'pytest-req2rank[html]'"
-_JSON_IN_HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
-                               "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_JSON_IN_HTML = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
+"""JSON escapes for the characters that could end a script element or start markup
+(str.replace: translate took 3 s on the 20 MB of a 1,000-item run)."""
 
 
 def html_report_problem() -> str | None:
@@ -55,7 +56,7 @@ def render_html(document: Mapping[str, Any]) -> str:
         style=Markup(_asset("report.css")),
         script=Markup(script),
         script_hash=base64.b64encode(hashlib.sha256(script.encode()).digest()).decode(),
-        details_json=Markup(details.translate(_JSON_IN_HTML)),
+        details_json=Markup(_json_for_html(details)),
     )
 
 
@@ -68,6 +69,12 @@ def write_html(document: Mapping[str, Any], path: Path) -> Path:
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def _json_for_html(text: str) -> str:
+    for character, escaped in _JSON_IN_HTML:
+        text = text.replace(character, escaped)
+    return text
 
 
 @cache

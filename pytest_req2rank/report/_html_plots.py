@@ -148,13 +148,14 @@ def pass_ratio_plot(ratios: Mapping[str, Sequence[float]]) -> str:
 
 @_styled
 def judges_plot(scores: Mapping[str, Sequence[float]]) -> str:
-    """Each judge's overall scores over the items (box: quartiles; dot: mean)."""
+    """Each judge's overall scores over the items (box: quartiles; triangle: mean; whiskers:
+    1.5 IQR, outliers not drawn: a point per item would grow the file with the run)."""
     judges = list(scores)
     fig = _figure(6.4, 0.5 * len(judges) + 1.0)
     ax = fig.add_subplot()
     data = [list(scores[judge]) or [float("nan")] for judge in judges]
     ax.boxplot(data, orientation="horizontal", tick_labels=[_label(j) for j in judges],
-               showmeans=True, widths=0.5)
+               showmeans=True, showfliers=False, widths=0.5)
     ax.set_xlim(0, 100)
     ax.set_xlabel("judge's overall score per item")
     ax.invert_yaxis()
@@ -172,7 +173,7 @@ def latency_plot(series: Mapping[str, Sequence[float]]) -> str:
     fig = _figure(6.4, 0.5 * len(names) + 1.0)
     ax = fig.add_subplot()
     ax.boxplot([data[name] for name in names], orientation="horizontal", tick_labels=names,
-               showmeans=True, widths=0.5)
+               showmeans=True, showfliers=False, widths=0.5)
     if log:
         from matplotlib.ticker import FuncFormatter
 

@@ -252,7 +252,8 @@ def _details(item: ItemResult) -> dict[str, Any]:
         "prompt": None if requirement else clip(item.prompt),
         "code": {name: clip(text) for name, text in item.code.items()},
         "response": None if item.code else clip(item.response),
-        "tests": [_test(t) for t in shown],
+        "tests": [{"name": t.name, "status": t.status, "detail": clip(t.detail, CLIP_SHORT)}
+                  for t in shown],
         "tests_left_out": len(tests) - len(shown),
         "first_failed": _test(tests[failed]) if failed is not None else None,
         "judges": [{"judge": v.judge, "overall": v.overall, "scores": v.scores,
