@@ -33,7 +33,7 @@ def html_report_problem() -> str | None:
     """Why no HTML report can be written here (its libraries are missing), or ``None``."""
     missing = [name for name in ("matplotlib", "jinja2") if importlib.util.find_spec(name) is None]
     if missing:
-        return f"the HTML report needs {' and '.join(missing)}; install them with {HTML_EXTRA}"
+        return f"the HTML report needs {' and '.join(missing)}: {HTML_EXTRA}"
     return None
 
 

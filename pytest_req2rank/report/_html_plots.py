@@ -3,10 +3,11 @@ network; text stays text, so labels taken from the run are escaped by the SVG wr
 
 from __future__ import annotations
 
+import functools
 import io
 import re
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -17,7 +18,7 @@ STATUS_COLORS = {
     "runtime_error": "#c62828", "timeout": "#8d6e63", "api_error": "#78909c",
     "sandbox_error": "#37474f",
 }
-_RC = {
+_RC: dict[Any, Any] = {
     "svg.fonttype": "none",        # text as <text>: small, selectable, the browser's font
     "svg.hashsalt": "req2rank",    # stable element ids: the same run gives the same file
     "text.parse_math": False,      # a '$' in a dataset or judge name is text, not TeX
@@ -49,17 +50,19 @@ def _svg(fig: Figure, label: str) -> str:
     return svg.replace("<svg ", f'<svg role="img" class="plot" data-plot="{label}" ', 1)
 
 
-def _styled(draw: Any) -> Any:
+P = ParamSpec("P")
+
+
+def _styled(draw: Callable[P, str]) -> Callable[P, str]:
     """Run a plot function with the report's matplotlib settings (fonts, no TeX)."""
 
-    def wrapper(*args: Any, **kwargs: Any) -> str:
+    @functools.wraps(draw)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
         import matplotlib
 
         with matplotlib.rc_context(_RC):
-            return str(draw(*args, **kwargs))
+            return draw(*args, **kwargs)
 
-    wrapper.__doc__ = draw.__doc__
-    wrapper.__name__ = draw.__name__
     return wrapper
 
 

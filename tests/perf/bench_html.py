@@ -33,7 +33,6 @@ from pytest_req2rank.report import (
     write_html,
     write_results,
 )
-from pytest_req2rank.report import _html_plots as plots
 from pytest_req2rank.report._html_view import build_view
 
 BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py"

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 from pytest_req2rank.providers.fake import write_fake_script
 
 BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py"

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from .report_runs import HOSTILE, Run
 
 from pytest_req2rank.report import InvalidResults, render_html, write_html
+
+from .report_runs import HOSTILE, Run
 
 SECTIONS = ("overview", "dimensions", "skills", "statuses", "pass-ratio", "judges", "usage",
             "nversion", "items")
