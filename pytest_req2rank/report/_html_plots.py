@@ -102,7 +102,7 @@ def heatmap_plot(skills: Sequence[str], complexities: Sequence[str],
     ax.set_yticks(range(len(skills)), [_label(s) for s in skills])
     for (skill, complexity), (mean, count) in cells.items():
         ax.text(complexities.index(complexity), skills.index(skill), f"{mean:.0f}\nn={count}",
-                ha="center", va="center", fontsize=7)
+                ha="center", va="center", fontsize=8)
     ax.spines[:].set_visible(False)
     fig.colorbar(image, ax=ax, label="mean score", shrink=0.8)
     return _svg(fig, "heatmap")
@@ -141,7 +141,10 @@ def pass_ratio_plot(ratios: Mapping[str, Sequence[float]]) -> str:
     bins = [i / 10 for i in range(11)]
     ax.hist(list(ratios.values()), bins=bins, stacked=True, label=[_label(d) for d in ratios],
             edgecolor="white")
+    from matplotlib.ticker import MaxNLocator
+
     ax.set_xlim(0, 1)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("pass ratio (tests passed / tests run)")
     ax.set_ylabel("items")
     if len(ratios) > 1:
