@@ -32,7 +32,7 @@ def _add(group: pytest.OptionGroup, parser: pytest.Parser, spec: OptionSpec, nam
     if spec.flag:
         kind = {"action": "store_const", "const": "true"}
     elif spec.switch:  # --r2r-NAME alone turns it on; --r2r-NAME=VALUE gives the value
-        kind = {"metavar": f"[{spec.metavar}]", "nargs": "?", "const": "true"}
+        kind = {"metavar": spec.metavar, "nargs": "?", "const": "true"}
     group.addoption(spelling("cli", name), dest=_dest(name), default=None, help=cli_help, **kind)
     parser.addini(spelling("ini", name), help=ini_help, default=None)
 

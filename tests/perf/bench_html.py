@@ -1,5 +1,6 @@
 """The HTML report at 1,000 items: its size, the time to render and write it, and the time
-Chromium takes to open it, filter it and open an item; the plots drawn with matplotlib (inline
+Chromium takes to open it, filter it and open an item; the plots drawn with matplotlib
+(made: the report's whole view, of which the plots take most) (inline
 SVG, what the report uses) against the same plots drawn with plotly (its JavaScript inlined,
 ``include_plotlyjs=True``), when plotly is installed.
 
@@ -164,9 +165,9 @@ def browser_times(root: Path, results: Path, report: Path,
         for name, (text, render_s) in pages.items():
             path = root / f"{name.split()[0]}.html"
             load = open_(path)
-            print(f"  plots alone, {name:<17}: {len(text) / 1e6:6.2f} MB, drawn in "
+            print(f"  plots alone, {name:<17}: {len(text) / 1e6:6.2f} MB, made in "
                   f"{render_s * 1000:5.0f} ms, opened in {load * 1000:5.0f} ms "
-                  f"({load / baseline:.1f}x the JSON)")
+                  f"({load / baseline:.2f}x the JSON)")
         browser.close()
 
 

@@ -193,3 +193,20 @@ def test_an_invalid_document_is_refused_with_where(runs: dict[str, Run]) -> None
     del document["items"][0]["status"]
     with pytest.raises(InvalidResults, match="^items/0: "):
         render_html(document)
+
+
+def test_a_run_with_nothing_scored_says_so_and_leaves_out_its_plots(runs: dict[str, Run]
+                                                                    ) -> None:
+    """Every item lost to infrastructure: no score, no interval, no test ran."""
+    document = copy.deepcopy(runs["humaneval"].document())
+    for item in document["items"]:
+        item.update(status="api_error", score=None, tests=[], tests_passed=0, tests_total=0,
+                    pass_ratio=0.0, code={}, reason="provider unreachable")
+    counts = document["summary"]["status_counts"]
+    counts.update(dict.fromkeys(counts, 0), api_error=len(document["items"]))
+    document["summary"].update(overall_score=None, ci95=None)
+    text = render_html(document)
+    page = Page(text)
+    assert 'id="score">n/a<' in text and "no item was scored" in text
+    assert sections(page) == {"overview", "statuses", "usage", "items"}
+    assert {d["status"] for d in details_of(text)} == {"api_error"}
