@@ -250,6 +250,10 @@ class Controller:
             write_html(document.model_dump(mode="json"), path)
         except OSError as exc:
             self.output_errors["html"] = f"could not write the HTML report {path} ({_reason(exc)})"
+        except Exception as exc:  # noqa: BLE001 - the run's results are written: keep the run
+            self.output_errors["html"] = (
+                f"could not render the HTML report {path} ({type(exc).__name__}: {exc}) - "
+                "please report this as a bug; the results JSON has everything it would show")
 
     def _write_results(self, document: ResultsDocument) -> None:
         """Write the results JSON; when it cannot be, keep it elsewhere and say where."""
