@@ -114,15 +114,24 @@
           + (d.panel.ci95 ? ", CI95 " + fmt(d.panel.ci95[0], 1) + "–" + fmt(d.panel.ci95[1], 1) : "")
           + (d.panel.agreement ? ", agreement " + d.panel.agreement : "")]]));
       }
+      const dims = [];
+      for (const v of d.judges) for (const k of Object.keys(v.scores || {})) if (!dims.includes(k)) dims.push(k);
+      const table = el("table", null, "verdicts");
+      const head = el("tr");
+      for (const name of ["judge", "overall", ...dims, "latency", "rationale or error"]) head.append(el("th", name));
+      table.append(head);
       for (const v of d.judges) {
-        const scores = v.scores ? Object.entries(v.scores).map(([k, s]) => k + " " + fmt(s, 0)).join(", ") : null;
-        parts.push(pairs([
-          ["judge", v.judge + (v.self_judging ? " (self-judging)" : "")],
-          ["overall", v.overall === null ? "dropped" : fmt(v.overall, 1)],
-          ["scores", scores], ["rationale", v.rationale], ["error", v.error],
-          ["raw answer", v.raw], ["latency", fmt(v.latency_s, 2) + " s"],
-        ]));
+        const row = el("tr");
+        row.append(el("td", v.judge + (v.self_judging ? " (self-judging)" : "")),
+          el("td", v.overall === null ? "dropped" : fmt(v.overall, 1)));
+        for (const k of dims) row.append(el("td", v.scores && k in v.scores ? fmt(v.scores[k], 0) : ""));
+        row.append(el("td", fmt(v.latency_s, 2) + " s"));
+        const why = el("td", v.error || v.rationale);
+        if (v.raw) why.append(pre(v.raw));
+        row.append(why);
+        table.append(row);
       }
+      parts.push(table);
     }
     if (d.nversion) {
       const n = d.nversion;
