@@ -231,6 +231,7 @@ def _row(index: int, item: ItemResult) -> dict[str, Any]:
         "complexity": item.complexity or "",
         "skills": skills_of(item),
         "time": _secs(item.timings.total_s),
+        "seconds": round(item.timings.total_s, 4),
     }
 
 

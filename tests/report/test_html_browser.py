@@ -198,3 +198,18 @@ def test_screenshots_of_the_reports(runs: dict[str, Run], open_report: Any, arti
     path = artifacts / f"report-{name}.png"
     report.page.screenshot(path=path, full_page=True)
     assert path.stat().st_size > 10_000
+
+
+def test_items_sort_by_score_both_ways(runs: dict[str, Run], open_report: Any) -> None:
+    document = runs["humaneval"].document()
+    report = open_report(runs["humaneval"].html)
+    header = report.page.locator('#item-table th[data-sort="score"]')
+    scores = {i["item_id"]: i["score"] for i in document["items"]}
+    header.click()
+    ascending = [scores[r["id"]] for r in report.visible_rows()]
+    assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
+    header.click()
+    assert [scores[r["id"]] for r in report.visible_rows()] == ascending[::-1]
+    report.page.select_option("#filter-status", "success")  # the filter keeps the order
+    assert all(r["status"] == "success" for r in report.visible_rows())
+    assert report.errors == []

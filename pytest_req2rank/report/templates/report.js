@@ -146,6 +146,25 @@
     dialog.showModal();
   }
 
+  // Sorting: a header click sorts by its column, lowest first, again highest first; items
+  // without a value (not scored) go last either way.
+  const tbody = document.querySelector("#item-table tbody");
+  for (const header of document.querySelectorAll("#item-table th.sort")) {
+    header.addEventListener("click", () => {
+      const key = header.dataset.sort;
+      const descending = header.dataset.order === "ascending";
+      for (const other of document.querySelectorAll("#item-table th.sort")) delete other.dataset.order;
+      header.dataset.order = descending ? "descending" : "ascending";
+      const value = (row) => (row.dataset[key] === "" ? null : Number(row.dataset[key]));
+      rows.sort((a, b) => {
+        const x = value(a), y = value(b);
+        if (x === null || y === null) return (x === null) - (y === null);
+        return descending ? y - x : x - y;
+      });
+      tbody.append(...rows);
+    });
+  }
+
   for (const select of Object.values(selects)) if (select) select.addEventListener("change", applyFilters);
   text.addEventListener("input", applyFilters);
   byId("filters").addEventListener("submit", (event) => event.preventDefault());
