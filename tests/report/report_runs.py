@@ -1,7 +1,7 @@
 """Real offline runs whose HTML reports the report tests read: what they are and how they are made.
 
 Three runs of the benchmark module, each asking for its HTML report in another spelling:
-- ``dynamic``: five drawn requirements answered by ``r2r/reference``, judged by ``r2r/static``
+- ``dynamic``: four drawn requirements answered by ``r2r/reference``, judged by ``r2r/static``
   and two scripted LLM judges of the fake provider (tokens, prices, disagreement);
 - ``humaneval``: twelve HumanEval tasks answered from a samples file that fails some tasks on
   purpose (wrong answers, syntax and runtime errors) and carries hostile text in its code;
@@ -87,7 +87,7 @@ def make_runs(root: Path) -> dict[str, Run]:
               "prices": {name: {"input_cost_per_token": 1e-6, "output_cost_per_token": 4e-6}
                          for name in ("judge-a", "judge-b")}}
     fake_env = write_fake_script(directory / "script.json", script)
-    stdout = _pytest(directory, "--r2r-rounds=5", "--r2r-seed=5", "--r2r-html",
+    stdout = _pytest(directory, "--r2r-rounds=4", "--r2r-seed=5", "--r2r-html",
                      "--r2r-judges=r2r/static,fake/judge-a,fake/judge-b", env={**env, **fake_env})
     (results,) = (directory / ".req2rank" / "runs").glob("*/results.json")
     runs["dynamic"] = Run("dynamic", directory, results, results.with_name("report.html"), stdout)
