@@ -21,6 +21,11 @@ def spelling(source: Source, name: str) -> str:
     return "R2R_" + name.upper() if source == "env" else "r2r_" + name
 
 
+SWITCH_ON = ("1", "true", "yes", "on")
+SWITCH_OFF = ("0", "false", "no", "off")
+"""The words that turn a switch setting on or off (any case), in place of its value."""
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One setting. ``field`` is the Settings field; the spellings derive from it.
@@ -29,6 +34,8 @@ class OptionSpec:
     in the value (``""``: the whole value is a path; ``"jsonl:"``: a path follows it).
     ``former`` lists names the setting had before: each one's CLI, ini and environment
     spellings still set it, and a run that uses one is warned to use the current spelling.
+    ``switch`` marks a setting that is also an on/off switch: ``--r2r-NAME`` alone, or one
+    of :data:`SWITCH_ON` / :data:`SWITCH_OFF` in the environment or ini, instead of a value.
     """
 
     field: str
@@ -38,6 +45,7 @@ class OptionSpec:
     flag: bool = False
     path: str | None = None
     former: tuple[str, ...] = ()
+    switch: bool = False
 
     @property
     def cli(self) -> str:
@@ -66,6 +74,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("sample", "Run a deterministic subset of N tasks (drawn from the seed)", "N", "all"),
     OptionSpec("json", "Write the results JSON here", "PATH", ".req2rank/runs/RUN_ID/results.json",
                path=""),
+    OptionSpec("html", "Write a self-contained HTML report; alone: next to the results JSON",
+               "PATH", "off; alone: report.html in the run directory", path="", switch=True),
     OptionSpec("db", "SQLite store of runs and items", "PATH", ".req2rank/req2rank.db", path=""),
     OptionSpec("dir", "Directory for run outputs (results, Q&A logs, store)", "PATH", ".req2rank",
                path=""),

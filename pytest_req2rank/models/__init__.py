@@ -14,11 +14,13 @@ from ._final_status import final_status
 from ._isolation import WEAK_ISOLATION, IsolationLevel
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
-from ._nversion import MBCSResult, MeasureStatus, NVersionRecord, SDPResult
 from ._nversion import (
     GenerationConfig,
     GenerationRecord,
+    MBCSResult,
+    MeasureStatus,
     NVersionRecord,
+    SDPResult,
     TransitionRecord,
     VersionLineage,
 )

@@ -92,6 +92,8 @@ from ._metrics import (
     pattern_metrics,
 )
 from ._outputs import TOLERANCE, Output, TaskInputs, same_output, task_inputs, version_outputs
+from ._pipeline import Generation, GenerationPipeline
+from ._repair import Repaired, failures, repair
 from ._semantic import (
     MBCS_NOT_MEASURED,
     SDP_NOT_MEASURED,
@@ -102,8 +104,6 @@ from ._semantic import (
     measure_mbcs,
     measure_sdp,
 )
-from ._pipeline import Generation, GenerationPipeline
-from ._repair import Repaired, failures, repair
 from ._voting import TaskVote, Vote, vote, vote_task
 
 __all__ = [
@@ -173,8 +173,8 @@ __all__ = [
     "check_library_file",
     "collect",
     "complete_consensus_rate",
-    "embedding_similarity",
     "decide",
+    "embedding_similarity",
     "failure_rate",
     "failures",
     "fault_count",

@@ -28,8 +28,11 @@ def add_options(parser: pytest.Parser) -> None:
 
 def _add(group: pytest.OptionGroup, parser: pytest.Parser, spec: OptionSpec, name: str,
          cli_help: str, ini_help: str) -> None:
-    kind: dict[str, Any] = ({"action": "store_const", "const": "true"} if spec.flag
-                            else {"metavar": spec.metavar})
+    kind: dict[str, Any] = {"metavar": spec.metavar}
+    if spec.flag:
+        kind = {"action": "store_const", "const": "true"}
+    elif spec.switch:  # --r2r-NAME alone turns it on; --r2r-NAME=VALUE gives the value
+        kind = {"metavar": spec.metavar, "nargs": "?", "const": "true"}
     group.addoption(spelling("cli", name), dest=_dest(name), default=None, help=cli_help, **kind)
     parser.addini(spelling("ini", name), help=ini_help, default=None)
 

@@ -28,14 +28,30 @@ def store_path(settings: Settings) -> Path:
 
 
 class OutputPaths:
-    """Where a run writes: results JSON, Q&A log and the store (defaults under ``.req2rank/``).
-    The settings' paths are absolute already (see ``settings.PathBases``)."""
+    """Where a run writes: results JSON, Q&A log, the store (defaults under ``.req2rank/``)
+    and the HTML report when asked for. The settings' paths are absolute already (see
+    ``settings.PathBases``)."""
 
     def __init__(self, settings: Settings, run_id: str) -> None:
         run_dir = settings.dir / "runs" / run_id
         self.results = settings.json_path or run_dir / "results.json"
         self.qa_log = run_dir / "qa.jsonl"
         self.store = store_path(settings)
+        self.html: Path | None = html_path(settings, self.results)
+
+
+def html_path(settings: Settings, results: Path) -> Path | None:
+    """The HTML report: ``--r2r-html=PATH``; with ``--r2r-html`` alone, next to the results
+    JSON (``report.html`` in the run directory, or the ``--r2r-json`` file's name with
+    ``.html``); ``None`` when no report is asked for."""
+    if isinstance(settings.html, Path):
+        return settings.html
+    if not settings.html:
+        return None
+    if settings.json_path is None:
+        return results.with_name("report.html")
+    return results.with_suffix(".html") if results.suffix != ".html" else results.with_name(
+        results.name + ".html")
 
 
 def weak_isolation_warning(level: IsolationLevel, sandbox: str) -> str:
@@ -230,7 +246,22 @@ class Controller:
             self._store.close()
             self._store = None
         self._write_results(self.document)
+        if self.paths.html is not None:
+            self._write_html(self.document, self.paths.html)
         return self.document
+
+    def _write_html(self, document: ResultsDocument, path: Path) -> None:
+        """Write the HTML report from the results document; note it when it cannot be."""
+        from ..report import write_html  # loaded once the workers run (class docstring)
+
+        try:
+            write_html(document.model_dump(mode="json"), path)
+        except OSError as exc:
+            self.output_errors["html"] = f"could not write the HTML report {path} ({_reason(exc)})"
+        except Exception as exc:  # noqa: BLE001 - the run's results are written: keep the run
+            self.output_errors["html"] = (
+                f"could not render the HTML report {path} ({type(exc).__name__}: {exc}) - "
+                "please report this as a bug; the results JSON has everything it would show")
 
     def _write_results(self, document: ResultsDocument) -> None:
         """Write the results JSON; when it cannot be, keep it elsewhere and say where."""

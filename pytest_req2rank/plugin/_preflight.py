@@ -23,12 +23,23 @@ def check_outputs(settings: Settings, paths: OutputPaths) -> None:
     results_option = "--r2r-json" if settings.json_path else "--r2r-dir"
     _check_file(paths.results, results_option)
     _check_directory(paths.qa_log.parent, "--r2r-dir")
+    if paths.html is not None:
+        _check_html(paths.html, "--r2r-html" if isinstance(settings.html, Path) else results_option)
 
 
-def _check_file(path: Path, option: str) -> None:
+def _check_html(path: Path, option: str) -> None:
+    from ..report import html_report_problem  # as check_store
+
+    problem = html_report_problem()
+    if problem:
+        raise SettingsError(f"--r2r-html: {problem}")
+    _check_file(path, option, "report.html")
+
+
+def _check_file(path: Path, option: str, example: str = "results.json") -> None:
     if path.is_dir():
         raise SettingsError(f"{option}: {path} is a directory; pass a file path, "
-                            f"e.g. {path / 'results.json'}")
+                            f"e.g. {path / example}")
     _check_directory(path.parent, option)
     if path.exists():
         try:

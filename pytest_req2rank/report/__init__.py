@@ -1,4 +1,4 @@
-"""Outputs of a run: results JSON (and its schema), terminal summary, Q&A log."""
+"""Outputs of a run: results JSON (and its schema), terminal summary, Q&A log, HTML report."""
 
 from ._document import (
     BaselineReport,
@@ -15,15 +15,13 @@ from ._document import (
     validate_results,
     write_results,
 )
+from ._html import html_report_problem, render_html, write_html
 from ._nversion import (
-    NVersionSummary,
-    PatternReport,
-    TaskDiversity,
-    diversity_usage,
     GenerationSummary,
     NVersionSummary,
     PatternReport,
     TaskDiversity,
+    diversity_usage,
     nversion_summary,
 )
 from ._qalog import append_qa, qa_record
@@ -47,14 +45,17 @@ __all__ = [
     "build_summary",
     "diversity_usage",
     "generated_schema",
+    "html_report_problem",
     "load_results",
     "nversion_summary",
     "pass_at_k_by_dataset",
     "qa_record",
+    "render_html",
     "render_summary",
     "results_schema",
     "run_score",
     "scores_by_requirement",
     "validate_results",
+    "write_html",
     "write_results",
 ]

@@ -65,6 +65,9 @@ def render_summary(
     errors = output_errors or {}
     if "results" not in errors:
         lines.append(f"results: {paths.results}")
+    html = getattr(paths, "html", None)  # where the run's HTML report went, when it wrote one
+    if html is not None and "html" not in errors:
+        lines.append(f"html report: {html}")
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
     lines += [f"error: {message}" for message in errors.values()]
     return lines

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..options import OptionSpec
+from ..options import SWITCH_OFF, SWITCH_ON, OptionSpec
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,10 @@ def absolute(path: str | Path, base: Path) -> Path:
 def with_absolute_path(spec: OptionSpec, value: str, base: Path) -> str:
     """``value`` with the path it carries (per ``spec.path``) made absolute from ``base``;
     values without a path (``dynamic``, ``gpt-4o``, ``jsonl:`` with nothing after it)
-    are returned unchanged, for the validators to judge."""
+    and a switch's on/off words are returned unchanged, for the validators to judge."""
     if spec.path is None or not value.startswith(spec.path):
+        return value
+    if spec.switch and value.strip().lower() in SWITCH_ON + SWITCH_OFF:
         return value
     rest = value[len(spec.path):]
     if not rest.strip():

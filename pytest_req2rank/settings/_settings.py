@@ -32,7 +32,7 @@ from ..models import (
     parse_judges,
     parse_weights,
 )
-from ..options import OPTIONS, SOURCES, OptionSpec, Source, spelling
+from ..options import OPTIONS, SOURCES, SWITCH_OFF, SWITCH_ON, OptionSpec, Source, spelling
 from ._generation import GenerationSettings
 from ._paths import PathBases, absolute, with_absolute_path
 
@@ -63,6 +63,9 @@ class Settings(GenerationSettings):
     seed: int | None = None
     sample: int | None = Field(default=None, ge=1)
     json_path: Path | None = Field(default=None, alias="json")
+    html: Path | bool = Field(
+        default=False, description="The HTML report: a path, True for the default place "
+        "(next to the results JSON), False for none")
     db: Path | None = None
     dir: Path = Path(DEFAULT_DIR)
     api_base: str | None = None
@@ -119,6 +122,19 @@ class Settings(GenerationSettings):
             if duplicates:
                 raise ValueError(f"lists {', '.join(duplicates)} more than once")
             return tuple(items)
+        return value
+
+    @field_validator("html", mode="before")
+    @classmethod
+    def _check_html(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        if word in SWITCH_ON + SWITCH_OFF:
+            return word in SWITCH_ON
+        if not word.endswith((".html", ".htm")):
+            raise ValueError(f"expected a file name ending in .html, got {value!r} (a test path "
+                             "right after --r2r-html? write --r2r-html=PATH, or put it last)")
         return value
 
     @field_validator("nversion", mode="before")

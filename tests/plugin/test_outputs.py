@@ -80,3 +80,34 @@ def test_a_results_path_that_fails_late_goes_to_the_run_directory(tmp_path: Path
         f"written to {kept} instead; its items are in the store {tmp_path / 'out' / 'req2rank.db'} "
         "(run r1)")}
     assert json.loads(kept.read_text())["summary"]["items_total"] == 1
+
+
+def test_a_report_that_fails_to_render_keeps_the_run(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in the HTML report costs the report, not the run: the results are written,
+    the error says what happened and where everything is."""
+    from pytest_req2rank import report
+
+    def broken(document: object, path: Path) -> Path:
+        raise KeyError("dimensions")
+
+    monkeypatch.setattr(report, "write_html", broken)
+    controller = Controller(Settings(dir=tmp_path, html=True), PLAN, "none", "full")
+    controller.record(item(0))
+    assert controller.finish(interrupted=False) is not None
+    assert json.loads(controller.paths.results.read_text())["run"]["id"] == "r1"
+    assert controller.output_errors == {"html": (
+        f"could not render the HTML report {controller.paths.html} (KeyError: 'dimensions') - "
+        "please report this as a bug; the results JSON has everything it would show")}
+
+
+def test_the_report_is_written_from_the_results_document(tmp_path: Path) -> None:
+    controller = Controller(Settings(dir=tmp_path, html=True), PLAN, "none", "full")
+    controller.record(item(0))
+    document = controller.finish(interrupted=False)
+    assert document is not None and controller.output_errors == {}
+    assert controller.paths.html == controller.paths.results.with_name("report.html")
+    from pytest_req2rank.report import render_html
+
+    assert controller.paths.html.read_text() == render_html(
+        json.loads(controller.paths.results.read_text()))

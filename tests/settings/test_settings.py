@@ -278,3 +278,39 @@ def test_samples_per_task_and_the_identical_samples_warning() -> None:
     assert resolve(cli={"samples_per_task": "3", "temperature": "0.8"}
                    ).identical_samples_warning(3) is None
     assert resolve(cli={"model": "r2r/samples:s.jsonl"}).identical_samples_warning(5) is None
+
+
+@pytest.mark.parametrize(("cli", "env", "ini", "expected"), [
+    ({"html": "true"}, {}, {}, True),  # --r2r-html alone
+    ({}, {"R2R_HTML": "ON"}, {}, True),
+    ({}, {"R2R_HTML": "off"}, {"html": "report.html"}, False),
+    ({"html": "out/r.html"}, {}, {}, "cwd/out/r.html"),
+    ({}, {}, {"html": "reports/run.htm"}, "inidir/reports/run.htm"),
+    ({}, {}, {}, False),
+])
+def test_the_html_report_is_a_switch_or_a_path(tmp_path: Path, cli: dict[str, str],
+                                                env: dict[str, str], ini: dict[str, str],
+                                                expected: bool | str) -> None:
+    settings = resolve_from(tmp_path, cli=cli, env=env, ini=ini)
+    assert settings.html == (tmp_path / expected if isinstance(expected, str) else expected)
+    assert Settings.model_validate_json(worker_settings(settings)) == settings
+
+
+def test_an_html_report_path_must_name_an_html_file(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match=r"^--r2r-html: expected a file name ending in "
+                       r"\.html, got '.*/tests' \(a test path right after --r2r-html\? "
+                       r"write --r2r-html=PATH, or put it last\)$"):
+        resolve_from(tmp_path, cli={"html": "tests"})
+
+
+def test_the_html_report_goes_next_to_the_results_by_default(tmp_path: Path) -> None:
+    from pytest_req2rank.plugin._controller import OutputPaths
+
+    def paths(**cli: str) -> OutputPaths:
+        return OutputPaths(resolve_from(tmp_path, cli=cli), "RUN")
+
+    assert paths().html is None
+    assert paths(html="true").html == tmp_path / "root/.req2rank/runs/RUN/report.html"
+    assert paths(html="true", json="out/x.json").html == tmp_path / "cwd/out/x.html"
+    assert paths(html="true", dir="o", json="a.html").html == tmp_path / "cwd/a.html.html"
+    assert paths(html="r.html", json="x.json").html == tmp_path / "cwd/r.html"

@@ -1,0 +1,309 @@
+"""What the HTML report shows, computed from the results document alone: the sections that
+have data (the others are left out), the per-dataset table, the plots' inputs, and each
+item's row and details."""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import fmean
+from typing import Any
+
+from ..models import STATUSES, ItemResult
+from ..scoring import bootstrap_ci
+from . import _html_plots as plots
+from ._document import ResultsDocument, RunSummary
+
+CLIP = 20_000
+"""Characters of one text (a code file, the prompt) the report embeds; the rest is in the
+results JSON."""
+CLIP_SHORT = 2_000
+"""Characters of a test's input, expected and actual output, and of a judge's raw answer."""
+MAX_TESTS = 200
+"""Test outcomes listed per item (the first failed one is always among them)."""
+COMPLEXITY_ORDER = ("C1", "C2", "C3", "C4")
+
+
+def clip(text: str | None, limit: int = CLIP) -> str | None:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… ({len(text) - limit} more characters in the results JSON)"
+
+
+def skills_of(item: ItemResult) -> list[str]:
+    """The skills a dynamic item's requirement exercises (none for static items)."""
+    metadata = (item.requirement or {}).get("metadata") or {}
+    skills = metadata.get("skills") if isinstance(metadata, dict) else None
+    return [str(s) for s in skills] if isinstance(skills, list) else []
+
+
+def build_view(document: ResultsDocument) -> dict[str, Any]:
+    """The template's context: every key a section; ``None`` or empty leaves it out."""
+    run, summary, items = document.run, document.summary, document.items
+    scored = [i for i in items if i.nversion is None or i.nversion.role == "version"]
+    return {
+        "run": run,
+        "summary": summary,
+        "headline": _headline(summary),
+        "statuses": [(s, n) for s, n in summary.status_counts.items() if n],
+        "datasets": _dataset_rows(summary),
+        "dimensions": _dimensions(summary, scored, run.seed),
+        "heatmap": _heatmap(scored),
+        "status_plot": plots.status_plot(_status_counts(scored)) if scored else None,
+        "pass_ratio": _pass_ratio(scored),
+        "judging": _judging(summary, scored),
+        "usage": _usage(summary, scored),
+        "nversion": _nversion(summary),
+        "items": [_row(index, item) for index, item in enumerate(items)],
+        "details": [_details(item) for item in items],
+        "filters": _filters(items),
+    }
+
+
+def _headline(summary: RunSummary) -> dict[str, Any]:
+    ci = summary.ci95
+    if summary.overall_score is None:
+        return {"score": None, "meaning": "no item was scored (infrastructure errors, or every "
+                "judge failed)"}
+    meaning = ("100 × accepted@1" if ci is None or ci.method == "wilson" else "mean item score")
+    return {"score": f"{summary.overall_score:.1f}", "meaning": meaning,
+            "ci": f"{ci.low:.1f}–{ci.high:.1f}" if ci else None,
+            "method": ci.method if ci else None}
+
+
+def _pct(value: Any) -> str:
+    return f"{100 * value:.1f}%" if isinstance(value, int | float) else "n/a"
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value == "inf":
+        return "inf"
+    return f"{value:.{digits}f}" if isinstance(value, int | float) else "n/a"
+
+
+def _secs(value: Any) -> str:
+    if value == "inf":
+        return "inf"
+    if not isinstance(value, int | float):
+        return "n/a"
+    return f"{1000 * value:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def _dataset_rows(summary: RunSummary) -> list[dict[str, str]]:
+    """The Phase-0 metrics of each dataset, formatted, pass@k included."""
+    rows = []
+    for dataset, m in summary.phase0.items():
+        passes = summary.pass_at_k.get(dataset)
+        rows.append({
+            "dataset": dataset,
+            "accepted@1": _pct(m.get("accepted_at_1")),
+            "pass@k": ", ".join(f"{k} {_pct(v)}" for k, v in passes.values.items())
+            if passes else "n/a",
+            "pass ratio mean/p50/p90": "/".join(
+                _num(m.get(k), 2) for k in ("pass_ratio_mean", "pass_ratio_p50", "pass_ratio_p90")),
+            "exec success": _pct(m.get("exec_success_rate")),
+            "syntax/runtime/timeout/wrong": " / ".join(
+                _pct(m.get(f"{s}_rate")) for s in ("syntax_error", "runtime_error", "timeout",
+                                                   "wrong_answer")),
+            "avg gen tokens": _num(m.get("avg_total_gen_tokens"), 1),
+            "sandbox time avg/p95": f"{_secs(m.get('avg_total_judge_time'))} / "
+                                    f"{_secs(m.get('p95_total_judge_time'))}",
+            "throughput": f"{_num(m.get('throughput'), 2)}/s",
+            "api/sandbox errors": f"{_pct(m.get('api_error_rate'))} / "
+                                  f"{_pct(m.get('sandbox_error_rate'))}",
+        })
+    return rows
+
+
+def _dimensions(summary: RunSummary, items: list[ItemResult], seed: int) -> dict[str, Any] | None:
+    """Each dimension's mean with a bootstrap 95 % interval over requirements (clusters)."""
+    if not summary.dimensions:
+        return None
+    rows: list[tuple[str, float, float | None, float | None]] = []
+    for name, mean in summary.dimensions.items():
+        clusters: dict[str, list[float]] = {}
+        for item in items:
+            if item.panel is not None and name in item.panel.dimensions:
+                clusters.setdefault(item.cluster or item.item_id, []).append(
+                    item.panel.dimensions[name])
+        if clusters:
+            interval = bootstrap_ci(clusters, seed=seed)
+            rows.append((name, mean, round(interval.low, 1), round(interval.high, 1)))
+        else:
+            rows.append((name, mean, None, None))
+    return {"rows": rows, "svg": plots.dimensions_plot(rows)}
+
+
+def _heatmap(items: list[ItemResult]) -> str | None:
+    """Mean score per skill and complexity over the dynamic items that were scored."""
+    cells: dict[tuple[str, str], list[float]] = {}
+    for item in items:
+        if item.score is None or not item.complexity:
+            continue
+        for skill in skills_of(item):
+            cells.setdefault((skill, item.complexity), []).append(item.score)
+    if not cells:
+        return None
+    skills = sorted({skill for skill, _ in cells})
+    found = {complexity for _, complexity in cells}
+    complexities = [c for c in COMPLEXITY_ORDER if c in found] + sorted(
+        found - set(COMPLEXITY_ORDER))
+    return plots.heatmap_plot(skills, complexities,
+                              {key: (fmean(v), len(v)) for key, v in cells.items()})
+
+
+def _status_counts(items: list[ItemResult]) -> dict[str, dict[str, int]]:
+    counts: dict[str, Counter[str]] = {}
+    for item in items:
+        counts.setdefault(item.dataset, Counter())[item.status] += 1
+    return {dataset: dict(c) for dataset, c in counts.items()}
+
+
+def _pass_ratio(items: list[ItemResult]) -> str | None:
+    ratios: dict[str, list[float]] = {}
+    for item in items:
+        if item.tests_total:
+            ratios.setdefault(item.dataset, []).append(item.pass_ratio)
+    return plots.pass_ratio_plot(ratios) if ratios else None
+
+
+def _judging(summary: RunSummary, items: list[ItemResult]) -> dict[str, Any] | None:
+    judging = summary.judging
+    if judging is None:
+        return None
+    scores: dict[str, list[float]] = {judge: [] for judge in judging.judges}
+    for item in items:
+        for verdict in item.judges:
+            if verdict.overall is not None:
+                scores.setdefault(verdict.judge, []).append(verdict.overall)
+    return {
+        "summary": judging,
+        "agreement": summary.agreement,
+        "svg": plots.judges_plot(scores) if any(scores.values()) else None,
+    }
+
+
+def _usage(summary: RunSummary, items: list[ItemResult]) -> dict[str, Any] | None:
+    if not items:
+        return None
+    series = {
+        "generation": [i.timings.generation_s for i in items],
+        "sandbox": [i.judge_time_s for i in items],
+        "judges": [sum(v.latency_s for v in i.judges) for i in items if i.judges],
+        "item total": [i.timings.total_s for i in items],
+    }
+    roles = [(name, totals) for name, totals in summary.totals_by_role.items() if totals.calls]
+    tokens = [i.usage.completion_tokens for i in items if i.usage.completion_tokens is not None]
+    return {
+        "totals": summary.totals,
+        "roles": roles,
+        "wall_time_s": summary.wall_time_s,
+        "mean_completion_tokens": fmean(tokens) if tokens else None,
+        "svg": plots.latency_plot(series) if any(any(v) for v in series.values()) else None,
+    }
+
+
+def _nversion(summary: RunSummary) -> dict[str, Any] | None:
+    nv = summary.nversion
+    if nv is None:
+        return None
+    rows = [(p.pattern, p.fr, p.mcr, p.ccr) for p in nv.patterns]
+    return {"summary": nv, "svg": plots.patterns_plot(rows) if rows else None}
+
+
+def _filters(items: list[ItemResult]) -> dict[str, list[str]]:
+    present = {item.status for item in items}
+    return {
+        "statuses": [s for s in STATUSES if s in present],
+        "datasets": sorted({item.dataset for item in items}),
+        "skills": sorted({skill for item in items for skill in skills_of(item)}),
+    }
+
+
+def _row(index: int, item: ItemResult) -> dict[str, Any]:
+    return {
+        "index": index,
+        "id": item.item_id,
+        "dataset": item.dataset,
+        "status": item.status,
+        "score": "" if item.score is None else f"{item.score:.1f}",
+        "tests": f"{item.tests_passed}/{item.tests_total}" if item.tests_total else "",
+        "complexity": item.complexity or "",
+        "skills": skills_of(item),
+        "time": _secs(item.timings.total_s),
+        "seconds": round(item.timings.total_s, 4),
+    }
+
+
+def _details(item: ItemResult) -> dict[str, Any]:
+    """One item's details as the report's script shows them (JSON, inserted as text only)."""
+    tests = item.tests
+    failed = next((i for i, t in enumerate(tests) if t.status != "success"), None)
+    shown = tests[:MAX_TESTS]
+    if failed is not None and failed >= MAX_TESTS:
+        shown = [*shown, tests[failed]]
+    requirement = item.requirement
+    details: dict[str, Any] = {
+        "id": item.item_id, "dataset": item.dataset, "task": item.task_id,
+        "status": item.status, "reason": item.reason, "score": item.score,
+        "pass_ratio": item.pass_ratio, "tests_passed": item.tests_passed,
+        "tests_total": item.tests_total, "complexity": item.complexity,
+        "skills": skills_of(item), "sample": item.sample,
+        "requirement": _requirement(requirement) if requirement else None,
+        "prompt": None if requirement else clip(item.prompt),
+        "code": {name: clip(text) for name, text in item.code.items()},
+        "response": None if item.code else clip(item.response),
+        "tests": [{"name": t.name, "status": t.status, "detail": clip(t.detail, CLIP_SHORT)}
+                  for t in shown],
+        "tests_left_out": len(tests) - len(shown),
+        "first_failed": _test(tests[failed]) if failed is not None else None,
+        "judges": [{"judge": v.judge, "overall": v.overall, "scores": v.scores,
+                    "rationale": clip(v.rationale, CLIP_SHORT), "error": v.error,
+                    "raw": clip(v.raw, CLIP_SHORT) if v.error else None,
+                    "latency_s": round(v.latency_s, 3), "self_judging": v.self_judging}
+                   for v in item.judges],
+        "panel": None if item.panel is None else {
+            "status": item.panel.status, "overall": item.panel.overall,
+            "ci95": item.panel.ci95, "agreement": item.panel.agreement,
+            "dimensions": item.panel.dimensions, "warnings": item.panel.warnings},
+        "usage": item.usage.model_dump(mode="json"),
+        "timings": item.timings.model_dump(mode="json"),
+        "nversion": _nversion_details(item),
+    }
+    return details
+
+
+def _requirement(requirement: dict[str, Any]) -> dict[str, Any]:
+    items = requirement.get("requirements")
+    return {
+        "title": str(requirement.get("title", "")),
+        "description": clip(str(requirement.get("description", ""))),
+        "requirements": [
+            {"id": str(r.get("id", "")), "priority": str(r.get("priority", "")),
+             "text": clip(str(r.get("text", "")), CLIP_SHORT),
+             "acceptance": clip(str(r.get("acceptance", "")), CLIP_SHORT)}
+            for r in items if isinstance(r, dict)] if isinstance(items, list) else [],
+        "constraints": [clip(str(c), CLIP_SHORT) for c in requirement.get("constraints") or []],
+    }
+
+
+def _test(test: Any) -> dict[str, Any]:
+    return {"name": test.name, "status": test.status, "detail": clip(test.detail, CLIP_SHORT),
+            "input": clip(test.input, CLIP_SHORT), "expected": clip(test.expected, CLIP_SHORT),
+            "actual": clip(test.actual, CLIP_SHORT)}
+
+
+def _nversion_details(item: ItemResult) -> dict[str, Any] | None:
+    record = item.nversion
+    if record is None:
+        return None
+    injection = (record.run or {}).get("injection") or {}
+    return {
+        "role": record.role, "task": record.task, "versions": record.versions,
+        "version": record.version, "implementation": record.implementation,
+        "pattern": record.pattern, "inputs": record.inputs,
+        "faults": [clip(str(f.get("description", f.get("name", ""))), CLIP_SHORT)
+                   for f in injection.get("faults") or [] if isinstance(f, dict)],
+        "missing": [clip(str(m), CLIP_SHORT) for m in injection.get("missing") or []],
+        "diversity": record.diversity,
+    }

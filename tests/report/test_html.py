@@ -1,0 +1,222 @@
+"""The HTML report rendered from real runs' results documents: what each run's report shows
+and leaves out, its N-version tables, escaping of hostile run content, and the plugin's
+``--r2r-html`` in its three spellings."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_req2rank.report import InvalidResults, render_html, write_html
+
+from .report_runs import HOSTILE, Run
+
+SECTIONS = ("overview", "dimensions", "skills", "statuses", "pass-ratio", "judges", "usage",
+            "nversion", "items")
+
+
+class Page(HTMLParser):
+    """The parts of a report the tests look at: sections, scripts, plots, table rows."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.scripts: list[dict[str, str | None]] = []
+        self.plots: list[str] = []
+        self.handlers: list[str] = []
+        self.rows: dict[str, list[list[str]]] = {}
+        self._table: str | None = None
+        self._cell: list[str] | None = None
+        self._row: list[str] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+        if tag == "script":
+            self.scripts.append(found)
+        if tag == "svg" and found.get("data-plot"):
+            self.plots.append(str(found["data-plot"]))
+        if tag == "table":
+            self._table = found.get("id")
+        if tag == "tr" and self._table:
+            self._row = []
+        if tag == "td" and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._cell is not None and self._row is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        if tag == "tr" and self._row and self._table:
+            self.rows.setdefault(self._table, []).append(self._row)
+            self._row = None
+        if tag == "table":
+            self._table = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def details_of(text: str) -> list[dict[str, Any]]:
+    """The item details the report embeds (what its script shows on a click)."""
+    match = re.search(r'<script type="application/json" id="r2r-details">(.*?)</script>', text,
+                      re.DOTALL)
+    assert match, "no item details in the report"
+    return json.loads(match.group(1))  # type: ignore[no-any-return]
+
+
+@functools.cache
+def report_of(results: Path) -> str:
+    """The report of a run's results JSON, rendered once per test process."""
+    return render_html(json.loads(results.read_text(encoding="utf-8")))
+
+
+def sections(page: Page) -> set[str]:
+    return {name for name in SECTIONS if name in page.ids}
+
+
+def test_each_run_wrote_its_report_where_asked_and_said_where(runs: dict[str, Run]) -> None:
+    # --r2r-html alone, --r2r-html=PATH and R2R_HTML=1 with --r2r-json
+    for run in runs.values():
+        assert run.html.is_file(), run.stdout
+        assert f"html report: {run.html}" in run.stdout.splitlines()
+        assert run.html.read_text() == report_of(run.results), "not the document's report"
+    assert runs["dynamic"].html.parent == runs["dynamic"].results.parent
+
+
+def test_a_judged_dynamic_run_shows_dimensions_skills_and_judges(runs: dict[str, Run]) -> None:
+    document = runs["dynamic"].document()
+    text = report_of(runs["dynamic"].results)
+    page = Page(text)
+    assert sections(page) == set(SECTIONS) - {"nversion"}
+    assert page.plots == ["dimensions", "heatmap", "status", "pass-ratio", "judges", "latency"]
+    summary = document["summary"]
+    assert f'id="score">{summary["overall_score"]:.1f}<span>/100' in text
+    assert f'95% CI {summary["ci95"]["low"]:.1f}–{summary["ci95"]["high"]:.1f}' in text
+    judges = [row[0] for row in page.rows["judge-table"]]
+    assert judges == ["r2r/static", "fake/judge-a", "fake/judge-b"]
+    assert [row[4] for row in page.rows["usage-table"]][-1].startswith("$"), "judges' cost"
+    skills = {s for item in document["items"] for s in item["requirement"]["metadata"]["skills"]}
+    assert set(re.findall(r'<option value="([a-z-]+)">\1</option>', text)) >= skills
+    assert len(page.rows["item-table"]) == len(document["items"])
+
+
+def test_a_humaneval_run_leaves_out_what_it_has_no_data_for(runs: dict[str, Run]) -> None:
+    document = runs["humaneval"].document()
+    page = Page(report_of(runs["humaneval"].results))
+    assert sections(page) == {"overview", "statuses", "pass-ratio", "usage", "items"}
+    assert "filter-skill" not in page.ids
+    statuses = {item["status"] for item in document["items"]}
+    assert {"success", "wrong_answer", "syntax_error", "runtime_error"} <= statuses
+    (row,) = page.rows["datasets"]
+    accepted = document["summary"]["phase0"]["humaneval"]["accepted_at_1"]
+    assert row[:2] == ["humaneval", f"{100 * accepted:.1f}%"]
+
+
+def test_an_nversion_run_shows_its_pattern_and_diversity_tables(runs: dict[str, Run]) -> None:
+    document = runs["nversion"].document()
+    page = Page(report_of(runs["nversion"].results))
+    assert "nversion" in sections(page) and "patterns" in page.plots
+    nv = document["summary"]["nversion"]
+    assert page.rows["pattern-table"] == [
+        [p["pattern"], p["family"], *(f"{p[k]:.3f}" for k in ("fr", "mcr", "ccr", "tpr", "afvr")),
+         str(p["tasks"]), str(p["no_consensus"]), str(p["faults"]), str(p["missing"])]
+        for p in nv["patterns"]]
+    assert [row[0] for row in page.rows["pattern-table"]] == [
+        *(f"Pat-CL{i}" for i in range(5)), *(f"Pat-AL{i}" for i in range(5))]
+    diversity = page.rows["diversity-table"]
+    assert [row[0] for row in diversity] == [d["task"] for d in nv["diversity"]] + ["mean"]
+    assert diversity[-1][1] == f"{nv['mean_levenshtein']:.3f}"
+    ensemble = next(d for d in details_of(report_of(runs["nversion"].results))
+                    if d["nversion"] and d["nversion"]["role"] == "ensemble"
+                    and d["nversion"]["faults"])
+    assert ensemble["nversion"]["pattern"].startswith("Pat-")
+
+
+def _hostile(document: dict[str, Any]) -> dict[str, Any]:
+    """A real document with hostile text in every free-text field a run can fill."""
+    hostile = copy.deepcopy(document)
+    hostile["run"]["model"] = HOSTILE
+    hostile["summary"]["warnings"].append(HOSTILE)
+    for item in hostile["items"]:
+        item["reason"] = HOSTILE
+        item["item_id"] = item["item_id"] + HOSTILE
+        item["prompt"] = HOSTILE
+        for test in item["tests"]:
+            test["detail"] = HOSTILE
+    return hostile
+
+
+def test_run_content_is_escaped_everywhere(runs: dict[str, Run]) -> None:
+    """Code, prompts, ids, reasons and model names never become markup: the page has the
+    report's two script elements and no event handler, and the text comes back as text."""
+    document = _hostile(runs["humaneval"].document())
+    text = render_html(document)
+    page = Page(text)
+    assert page.scripts == [{"type": "application/json", "id": "r2r-details"}, {}]
+    assert page.handlers == []
+    assert "<img" not in text and "<!--" not in text
+    assert "{{ 7*7 }} &amp; &amp;amp;" in text, "a template expression stays text"
+    details = details_of(text)
+    assert all(HOSTILE in d["id"] and d["reason"] == HOSTILE for d in details)
+    assert all(HOSTILE in code for d in details for code in d["code"].values())
+
+
+def test_every_section_of_a_judged_run_escapes_judge_and_dataset_names(runs: dict[str, Run]
+                                                                      ) -> None:
+    document = copy.deepcopy(runs["dynamic"].document())
+    document["summary"]["judging"]["per_judge"][0]["judge"] = HOSTILE
+    for item in document["items"]:
+        item["dataset"] = HOSTILE  # into the plots' labels too
+        for verdict in item["judges"]:
+            verdict["rationale"] = HOSTILE
+    page = Page(render_html(document))
+    assert len(page.scripts) == 2 and page.handlers == []
+    assert page.rows["judge-table"][0][0] == HOSTILE
+
+
+def test_write_html_makes_the_directory_and_leaves_no_temporary_file(
+    runs: dict[str, Run], tmp_path: Path
+) -> None:
+    """(The same document gives the same bytes in another process: the first test compares
+    the plugin's report with one rendered here.)"""
+    run = runs["humaneval"]
+    written = write_html(run.document(), tmp_path / "a" / "b" / "report.html")
+    assert written == tmp_path / "a" / "b" / "report.html"
+    assert written.read_text() == run.html.read_text()
+    assert [p.name for p in written.parent.iterdir()] == ["report.html"]
+
+
+def test_an_invalid_document_is_refused_with_where(runs: dict[str, Run]) -> None:
+    document = runs["humaneval"].document()
+    del document["items"][0]["status"]
+    with pytest.raises(InvalidResults, match="^items/0: "):
+        render_html(document)
+
+
+def test_a_run_with_nothing_scored_says_so_and_leaves_out_its_plots(runs: dict[str, Run]
+                                                                    ) -> None:
+    """Every item lost to infrastructure: no score, no interval, no test ran."""
+    document = copy.deepcopy(runs["humaneval"].document())
+    for item in document["items"]:
+        item.update(status="api_error", score=None, tests=[], tests_passed=0, tests_total=0,
+                    pass_ratio=0.0, code={}, reason="provider unreachable")
+    counts = document["summary"]["status_counts"]
+    counts.update(dict.fromkeys(counts, 0), api_error=len(document["items"]))
+    document["summary"].update(overall_score=None, ci95=None)
+    text = render_html(document)
+    page = Page(text)
+    assert 'id="score">n/a<' in text and "no item was scored" in text
+    assert sections(page) == {"overview", "statuses", "usage", "items"}
+    assert {d["status"] for d in details_of(text)} == {"api_error"}
