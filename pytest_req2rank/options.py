@@ -112,4 +112,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("faults", "Fault families of an N-version experiment: code (Pat-CL0-4), "
                "algorithm (Pat-AL0-4)", "FAMILY,...", "code,algorithm"),
     OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),
+    OptionSpec("qa_samples", "Draw N items per dataset, stratified by final status, into "
+               "qa_samples.jsonl and the reports", "N", "0: none"),
+    OptionSpec("wandb", "Log the run to this Weights & Biases project (needs the wandb extra)",
+               "[ENTITY/]PROJECT", "off"),
 )

@@ -111,6 +111,8 @@ class Controller:
         self.document: ResultsDocument | None = None
         self.warnings: list[str] = []
         """Warnings known at configuration (an N-version run's repeated versions)."""
+        self.report_lines: list[str] = []
+        """What the reports (Markdown, Q&A samples, W&B) wrote, for the summary."""
         self.output_errors: dict[str, str] = {}
         """What could not be written (``store``, ``qa log``, ``results``), and where it is instead."""
 
@@ -172,7 +174,13 @@ class Controller:
         if not self.items:
             return None
         # loaded once the workers run (class docstring)
-        from ..report import ResultsDocument, RunInfo, build_summary, nversion_summary
+        from ..report import (
+            ResultsDocument,
+            RunInfo,
+            build_summary,
+            nversion_summary,
+            stratified_sample,
+        )
 
         order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
         items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
@@ -188,6 +196,9 @@ class Controller:
                 "nversion": nversion_summary(items, self.plan.nversion),
                 "warnings": [*summary.warnings, *self.warnings]})
         summary = self._apply_gates(summary, items)
+        if self.settings.qa_samples:
+            summary = summary.model_copy(update={"qa_samples": stratified_sample(
+                scored, self.settings.qa_samples, self.plan.seed)})
         if self.isolation in WEAK_ISOLATION:
             summary = summary.model_copy(update={"warnings": [
                 *summary.warnings, weak_isolation_warning(self.isolation, self.settings.sandbox)]})
@@ -222,6 +233,11 @@ class Controller:
             self._store.close()
             self._store = None
         self._write_results(self.document)
+        from ._reports import write_reports  # as the report above
+
+        self.report_lines = write_reports(
+            self.document, self.settings, results=self.paths.results, qa_log=self.paths.qa_log,
+            baseline=self.baseline[1] if self.baseline else None, errors=self.output_errors)
         return self.document
 
     def _write_results(self, document: ResultsDocument) -> None:
@@ -250,8 +266,8 @@ class Controller:
 
     def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
         # loaded once the workers run (class docstring)
-        from ..report import BaselineReport, GateReport, RegressionReport, scores_by_requirement
-        from ..scoring import regression_gate, score_gate
+        from ..report import GateReport, compare_runs
+        from ..scoring import score_gate
 
         gates: list[GateReport] = []
         baseline_report = None
@@ -266,27 +282,9 @@ class Controller:
             gates.append(GateReport(name=verdict.name, passed=verdict.passed, message=verdict.message))
         if self.baseline is not None:
             path, document = self.baseline
-            try:
-                comparison = regression_gate(
-                    scores_by_requirement(document.items), scores_by_requirement(items),
-                    max_drop=settings.max_drop, seed=self.plan.seed,
-                )
-            except ValueError as exc:
-                gates.append(GateReport(name="baseline", passed=False, message=str(exc)))
-            else:
-                gate = comparison.gate
-                gates.append(GateReport(name=gate.name, passed=gate.passed, message=gate.message))
-                baseline_report = BaselineReport(
-                    path=str(path), run_id=document.run.id,
-                    baseline_score=round(comparison.baseline_score, 2),
-                    candidate_score=round(comparison.candidate_score, 2),
-                    diff=round(comparison.diff.mean_diff, 2), diff_low=round(comparison.diff.low, 2),
-                    diff_high=round(comparison.diff.high, 2), n_pairs=comparison.diff.n_pairs,
-                    max_drop=settings.max_drop,
-                    worst=[RegressionReport(requirement=r.requirement, baseline=r.baseline,
-                                            candidate=r.candidate, diff=r.diff)
-                           for r in comparison.worst],
-                )
+            gate, baseline_report = compare_runs(document, items, path=path,
+                                                 max_drop=settings.max_drop, seed=self.plan.seed)
+            gates.append(gate)
         return summary.model_copy(update={"gates": gates, "baseline": baseline_report})
 
 

@@ -92,3 +92,5 @@ class ControllerPlugin:
         terminalreporter.write_sep("=", "req2rank summary")
         for line in render_summary(document, self.controller.paths, self.controller.output_errors):
             terminalreporter.write_line(line)
+        for line in self.controller.report_lines:
+            terminalreporter.write_line(line)

@@ -1,4 +1,5 @@
-"""Outputs of a run: results JSON (and its schema), terminal summary, Q&A log."""
+"""Outputs of a run: results JSON (and its schema), terminal summary, Q&A log, Markdown
+report, stratified Q&A samples, Weights & Biases."""
 
 from ._document import (
     BaselineReport,
@@ -15,13 +16,50 @@ from ._document import (
     validate_results,
     write_results,
 )
+from ._comparison import compare_runs
+from ._markdown import (
+    STEP_SUMMARY_ENV,
+    append_step_summary,
+    as_document,
+    render_markdown,
+    report_path,
+    write_markdown,
+)
 from ._nversion import NVersionSummary, PatternReport, TaskDiversity, nversion_summary
 from ._qalog import append_qa, qa_record
+from ._samples import (
+    SAMPLES_FILE,
+    DatasetSample,
+    QaSamples,
+    allocate,
+    sample_records,
+    stratified_sample,
+    write_samples,
+)
 from ._summary import build_summary, pass_at_k_by_dataset, run_score, scores_by_requirement
-from ._terminal import render_summary
+from ._terminal import baseline_lines, render_summary
+from ._wandb import WandbUnavailable, log_to_wandb, wandb_metrics
 
 __all__ = [
+    "SAMPLES_FILE",
+    "STEP_SUMMARY_ENV",
     "BaselineReport",
+    "DatasetSample",
+    "QaSamples",
+    "WandbUnavailable",
+    "allocate",
+    "append_step_summary",
+    "as_document",
+    "baseline_lines",
+    "compare_runs",
+    "log_to_wandb",
+    "render_markdown",
+    "report_path",
+    "sample_records",
+    "stratified_sample",
+    "wandb_metrics",
+    "write_markdown",
+    "write_samples",
     "GateReport",
     "InvalidResults",
     "NVersionSummary",

@@ -92,6 +92,9 @@ class Settings(BaseModel):
     baseline: Path | None = None
     max_drop: float = Field(default=0.0, ge=0, le=100)
     resume: str | None = None
+    qa_samples: int = Field(default=0, ge=0, le=1_000_000,
+                            description="Items drawn per dataset, stratified by final status")
+    wandb: str | None = Field(default=None, description="Weights & Biases [ENTITY/]PROJECT")
     nversion: int | None = Field(
         default=None, description="Versions per task of an N-version experiment; None: off")
     faults: tuple[str, ...] = Field(
@@ -207,6 +210,18 @@ class Settings(BaseModel):
                 f"{value.strip()!r} ({PLANNED_SUITES[value.strip()]}) is not part of this version; "
                 f"allowed: {', '.join(SUITE_NAMES)}"
             )
+        return value
+
+    @field_validator("wandb")
+    @classmethod
+    def _check_wandb(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = value.split("/")
+        if len(parts) > 2 or not all(parts) or re.search(r"[\\#?%:\s]", value) \
+                or len(parts[-1]) > 128:
+            raise ValueError("expected a project name, or ENTITY/PROJECT, without spaces or "
+                             f"any of \\ # ? % : (at most 128 characters), got {value!r}")
         return value
 
     @field_validator("api_base")
