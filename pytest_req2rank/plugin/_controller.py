@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import tempfile
 import time
@@ -45,9 +44,6 @@ def weak_isolation_warning(level: IsolationLevel, sandbox: str) -> str:
     return (f"sandbox isolation {level!r} ({what}), weaker than the default 'full', "
             f"chosen by --r2r-sandbox={sandbox}; this run's results are marked with it")
 
-
-
-_ENSEMBLE_ITEM = re.compile(r"nversion/[^/]+/Pat-(?:CL|AL)[0-4]")
 
 
 def _reason(exc: OSError) -> str:
@@ -166,6 +162,8 @@ class Controller:
                 plan=self.plan.model_dump(mode="json"),
                 settings=self.settings.model_dump(mode="json", by_alias=True),
                 isolation=self.isolation,
+                sandbox=self.sandbox_info,
+                plugin_version=__version__,
             )
         return self._store
 
@@ -177,24 +175,19 @@ class Controller:
         from ..report import (
             ResultsDocument,
             RunInfo,
-            build_summary,
-            nversion_summary,
+            in_plan_order,
             stratified_sample,
+            summarize_run,
+            version_items,
         )
 
-        order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
-        items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
+        items = in_plan_order(self.items.values(), self.plan.item_ids)
         wall = time.perf_counter() - self._t0
-        # An N-version run's ensemble checks measure the ensemble, not the model: they have
-        # a summary of their own, and the score covers the versions.
-        scored = [i for i in items if i.nversion is None or i.nversion.role == "version"]
-        planned = [i for i in self.plan.item_ids if not _ENSEMBLE_ITEM.fullmatch(i)]
-        summary = build_summary(scored, planned=len(planned), wall_time_s=wall,
-                                seed=self.plan.seed)
+        summary = summarize_run(items, item_ids=self.plan.item_ids, nversion=self.plan.nversion,
+                                wall_time_s=wall, seed=self.plan.seed)
         if self.plan.nversion is not None:
-            summary = summary.model_copy(update={
-                "nversion": nversion_summary(items, self.plan.nversion),
-                "warnings": [*summary.warnings, *self.warnings]})
+            summary = summary.model_copy(update={"warnings": [*summary.warnings, *self.warnings]})
+        scored = version_items(items)
         summary = self._apply_gates(summary, items)
         if self.settings.qa_samples:
             summary = summary.model_copy(update={"qa_samples": stratified_sample(

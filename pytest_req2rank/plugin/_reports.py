@@ -33,7 +33,9 @@ def write_reports(document: ResultsDocument, settings: Settings, *, results: Pat
 
     lines: list[str] = []
     markdown = render_markdown(document, baseline)
-    report = report_path(results)
+    # Results that could not be written where asked went elsewhere: the report goes to the
+    # run's directory, with the Q&A log.
+    report = report_path(qa_log.with_name("results.json") if "results" in errors else results)
     try:
         report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(markdown, encoding="utf-8")

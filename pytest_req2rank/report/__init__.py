@@ -27,6 +27,7 @@ from ._markdown import (
 )
 from ._nversion import NVersionSummary, PatternReport, TaskDiversity, nversion_summary
 from ._qalog import append_qa, qa_record
+from ._run import in_plan_order, summarize_run, version_items
 from ._samples import (
     SAMPLES_FILE,
     DatasetSample,
@@ -52,6 +53,9 @@ __all__ = [
     "as_document",
     "baseline_lines",
     "compare_runs",
+    "in_plan_order",
+    "summarize_run",
+    "version_items",
     "log_to_wandb",
     "render_markdown",
     "report_path",

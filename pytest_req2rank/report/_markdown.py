@@ -143,7 +143,7 @@ def _before_after(comparison: BaselineReport, doc: ResultsDocument,
     lines = [f"## Before / after (baseline run {_code(comparison.run_id)})", "",
              _table(["", "baseline", "this run", "difference"], rows), "",
              f"Paired by requirement; the difference's CI95 is a paired bootstrap; the gate "
-             f"fails when it lies entirely below −{comparison.max_drop:g}. Baseline: "
+             f"fails when it lies entirely below {-comparison.max_drop or 0:g}. Baseline: "
              f"{_code(comparison.path)}."]
     if comparison.worst:
         lines += ["", "Regressed most: " + ", ".join(
