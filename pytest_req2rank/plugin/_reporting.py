@@ -69,7 +69,9 @@ class ControllerPlugin:
             self.other_failures += 1
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+        # Interrupted: Ctrl-C, or stopped early on a failure (-x, --maxfail).
+        self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED
+                               or bool(session.shouldstop))
         document = self.controller.document
         if document is None:
             return

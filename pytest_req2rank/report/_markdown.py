@@ -245,7 +245,7 @@ def _cell(text: str) -> str:
 
 def _text(text: str) -> str:
     """Plain text in Markdown: characters that would start markup are escaped."""
-    for char in "\\`*[]<>":
+    for char in "\\`*[]<":
         text = text.replace(char, "\\" + char)
     return text
 
