@@ -128,12 +128,15 @@ def log_to_wandb(document: ResultsDocument, project: str, *, results: Path | Non
     run_info = document.run
     config = {"run": run_info.model_dump(mode="json", exclude={"settings"}),
               **run_info.settings}
-    if directory is not None and not environ.get("WANDB_DIR"):
-        directory.mkdir(parents=True, exist_ok=True)
+    # Passed on every call: W&B reads its environment once per process.
+    where_files = Path(environ["WANDB_DIR"]) if environ.get("WANDB_DIR") else directory
+    mode = environ.get("WANDB_MODE") or None
+    if where_files is not None:
+        where_files.mkdir(parents=True, exist_ok=True)
     try:
         run = wandb.init(
             project=name, entity=entity or None, name=run_info.id, job_type="eval",
-            config=config, dir=None if environ.get("WANDB_DIR") else directory,
+            config=config, dir=where_files, mode=mode,
             settings=wandb.Settings(console="off", silent=True),
             reinit="create_new",
         )
