@@ -71,7 +71,7 @@ class ControllerPlugin:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         # Interrupted: Ctrl-C, or stopped early on a failure (-x, --maxfail).
         self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED
-                               or bool(session.shouldstop))
+                               or bool(session.shouldstop or session.shouldfail))
         document = self.controller.document
         if document is None:
             return
