@@ -77,7 +77,7 @@ def _aligned(table: list[list[str]]) -> list[str]:
             for row in table]
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Locations:
     """Where a stored run wrote its outputs (``render_summary`` names them)."""
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .. import report
 from ..report import ResultsDocument, load_results, report_path, write_markdown
@@ -28,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     markdown, html = args.markdown, args.html
     if markdown is None and html is None:
         markdown = _DEFAULT
-    write_html = getattr(report, "write_html", None)
+    write_html: Callable[[dict[str, Any], Path], Path] | None = getattr(report, "write_html", None)
     if html is not None and write_html is None:
         raise CommandError("--html: this installation of pytest-req2rank has no HTML report "
                            "(pytest_req2rank.report.write_html); use --markdown")
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         if markdown is not None:
             path = report_path(stored.results) if markdown == _DEFAULT else markdown
             written.append(write_markdown(document, path, _baseline(document)))
-        if html is not None:
+        if html is not None and write_html is not None:  # checked before reading the store
             path = stored.results.with_name("report.html") if html == _DEFAULT else html
             path.parent.mkdir(parents=True, exist_ok=True)
             written.append(Path(write_html(document.model_dump(mode="json"), path)))

@@ -216,8 +216,11 @@ def _usage(summary: RunSummary) -> str:
 
 def _samples(doc: ResultsDocument, samples: QaSamples) -> str:
     by_id = {item.item_id: item for item in doc.items}
+    directory = doc.run.settings.get("dir")
+    where = (_code(str(Path(directory) / "runs" / doc.run.id / SAMPLES_FILE)) if directory
+             else f"{_code(SAMPLES_FILE)} beside the run's Q&A log")
     lines = [f"## Q&A samples\n\n{samples.per_dataset} per dataset, stratified by final status "
-             f"(seed {samples.seed}); their Q&A records are in [{SAMPLES_FILE}]({SAMPLES_FILE})."]
+             f"(seed {samples.seed}); their Q&A log records are in {where}."]
     for dataset, sample in samples.datasets.items():
         split = ", ".join(f"{status} {n}/{sample.available[status]}"
                           for status, n in sample.drawn.items())

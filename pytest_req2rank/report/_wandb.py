@@ -130,7 +130,7 @@ def log_to_wandb(document: ResultsDocument, project: str, *, results: Path | Non
               **run_info.settings}
     # Passed on every call: W&B reads its environment once per process.
     where_files = Path(environ["WANDB_DIR"]) if environ.get("WANDB_DIR") else directory
-    mode = environ.get("WANDB_MODE") or None
+    mode: Any = environ.get("WANDB_MODE") or None  # wandb checks the value itself
     if where_files is not None:
         where_files.mkdir(parents=True, exist_ok=True)
     try:

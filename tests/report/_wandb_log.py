@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import struct
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ from typing import Any
 BLOCK = 32 * 1024
 HEADER = 7
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
+WRITTEN_WITHIN_S = 60.0
+"""W&B's service process writes the log on its own: ``run.finish()`` may return before the
+log has its last record (seen under load), so the reader waits for the run's exit record."""
 
 
 @dataclass
@@ -48,6 +52,8 @@ def records(path: Path) -> list[bytes]:
         if kind == 0 and length == 0:
             pos += left
             continue
+        if pos + HEADER + length > len(data):  # still being written
+            break
         chunk = data[pos + HEADER:pos + HEADER + length]
         pos += HEADER + length
         if kind == FULL:
@@ -70,13 +76,24 @@ def read_offline_run(run_dir: Path) -> OfflineRun:
     from wandb.proto import wandb_internal_pb2 as pb
 
     (log,) = run_dir.glob("run-*.wandb")
+    deadline = time.monotonic() + WRITTEN_WITHIN_S
+    while True:
+        parsed = []
+        for data in records(log):
+            record = pb.Record()
+            record.ParseFromString(data)
+            parsed.append(record)
+        if any(r.WhichOneof("record_type") == "exit" for r in parsed) \
+                or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     run = OfflineRun()
-    for data in records(log):
-        record = pb.Record()
-        record.ParseFromString(data)
+    for record in parsed:
         kind = record.WhichOneof("record_type")
         if kind == "run":
-            run.project, run.name = record.run.project, record.run.display_name
+            # a run record may come again later, as an update with only some fields
+            run.project = run.project or record.run.project
+            run.name = run.name or record.run.display_name
             for item in record.run.config.update:
                 run.config[_key(item)] = json.loads(item.value_json)
         elif kind == "config":

@@ -99,7 +99,9 @@ def test_the_samples_section_lists_the_drawn_items() -> None:
     doc = doc.model_copy(update={"summary": doc.summary.model_copy(
         update={"qa_samples": stratified_sample(doc.items, 2, seed=5)})})
     text = render_markdown(doc)
-    assert "[qa_samples.jsonl](qa_samples.jsonl)" in text
+    assert "records are in `qa_samples.jsonl` beside the run's Q&A log." in text
+    doc.run.settings["dir"] = "/out"
+    assert "records are in `/out/runs/r1/qa_samples.jsonl`." in render_markdown(doc)
     assert "Drawn of each status: success 1/1, timeout 1/1, wrong_answer 0/1." in text
     assert "| `demo/c` | timeout | 0.00 | 0.0 | timeout: t1 \\| broken |" in text
 
