@@ -35,11 +35,6 @@ class StoredRun:
     results: Path
     qa_log: Path
 
-    @property
-    def rebuilt(self) -> bool:
-        """Whether the summary was recomputed from the items (the run wrote none)."""
-        return self.status == UNFINISHED
-
 
 def default_store(environ: Mapping[str, str] = os.environ) -> Path:
     """The store the plugin writes by default: ``R2R_DB``, else ``req2rank.db`` in ``R2R_DIR``,

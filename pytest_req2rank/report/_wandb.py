@@ -119,6 +119,8 @@ def log_to_wandb(document: ResultsDocument, project: str, *, results: Path | Non
     ``directory``: where W&B writes its files unless ``WANDB_DIR`` says. Raises
     :class:`WandbUnavailable` with one line when W&B is missing or fails."""
     environ = os.environ if environ is None else environ
+    if environ.get("WANDB_MODE", "").strip().lower() == "disabled":
+        return "not logged: WANDB_MODE=disabled"
     try:
         import wandb
     except ImportError:

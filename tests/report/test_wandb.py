@@ -136,3 +136,11 @@ def test_a_failed_init_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
         log_to_wandb(document([item("a", "success")]), "proj")
     assert str(info.value) == ("W&B run not started (api key not configured (no-tty)); the "
                                "run's own outputs are kept")
+
+
+def test_wandb_mode_disabled_logs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WANDB_MODE", "disabled")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    assert log_to_wandb(document([item("a", "success")]), "proj") == (
+        "not logged: WANDB_MODE=disabled")
+    assert list(tmp_path.iterdir()) == []
