@@ -98,6 +98,7 @@ def test_junit_properties_and_wandb(bench: pytest.Pytester, priced_coder: None,
     result.stdout.fnmatch_lines([f"wandb: {wandb_offline}/wandb/offline-run-*"])
 
 
+@pytest.mark.slow  # a judged run end to end; the names alone: tests/report/test_wandb.py
 def test_judge_metrics_in_wandb(bench: pytest.Pytester, wandb_offline: Path) -> None:
     result = bench.runpytest("--r2r-rounds=2", "--r2r-seed=3", "--r2r-complexity=C1",
                              "--r2r-json=results.json", "--r2r-wandb=team/proj",

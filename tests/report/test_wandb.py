@@ -10,6 +10,8 @@ import pytest
 
 from pytest_req2rank.models import ItemResult, TestOutcome, Usage
 from pytest_req2rank.report import (
+    JudgeReport,
+    JudgingSummary,
     NVersionSummary,
     PatternReport,
     ResultsDocument,
@@ -116,6 +118,25 @@ def test_judge_and_nversion_names() -> None:
     assert metrics["nversion/Pat-CL1/ccr"] == 1.0 and metrics["nversion/versions"] == 3
     assert metrics["nversion/diversity/levenshtein"] == 0.4
     assert "nversion/diversity/structural" not in metrics
+
+
+def test_judge_names() -> None:
+    doc = document([item("a", "success")])
+    judge = JudgeReport(judge="fake/judge-a", items=1, scored=1, invalid_answers=0, failures=0,
+                        mean_overall=80.0, mean_latency_s=0.5, self_judging=False)
+    judging = JudgingSummary(
+        judges=["fake/judge-a"], items_judged=1, judge_failed=0, execution_weight=0.7,
+        judge_dimensions={"quality": 75.0}, sigma=None, agreement_counts={"high": 1},
+        alpha={"quality": None}, mean_item_ci95=None, per_judge=[judge])
+    doc = doc.model_copy(update={"summary": doc.summary.model_copy(update={"judging": judging})})
+    metrics = wandb_metrics(doc)
+    assert {k: v for k, v in metrics.items() if k.startswith("judge/")} == {
+        "judge/items_judged": 1, "judge/judge_failed": 0, "judge/execution_weight": 0.7,
+        "judge/dimensions/quality": 75.0, "judge/agreement/high": 1,
+        "judge/fake/judge-a/items": 1, "judge/fake/judge-a/scored": 1,
+        "judge/fake/judge-a/invalid_answers": 0, "judge/fake/judge-a/failures": 0,
+        "judge/fake/judge-a/mean_overall": 80.0, "judge/fake/judge-a/mean_latency_s": 0.5,
+    }
 
 
 def test_without_the_wandb_package(monkeypatch: pytest.MonkeyPatch) -> None:
