@@ -130,3 +130,35 @@ def test_the_tolerated_drop_is_stated(max_drop: float) -> None:
                             diff=0, diff_low=0, diff_high=0, n_pairs=1, max_drop=max_drop)
     doc = doc.model_copy(update={"summary": doc.summary.model_copy(update={"baseline": report})})
     assert f"entirely below {-max_drop or 0:g}." in render_markdown(doc)
+
+
+def test_pass_at_k_columns_with_several_samples() -> None:
+    items = [ItemResult(item_id=f"demo/{task}/s{k}", dataset="demo", task_id=task, model="m",
+                        status="success" if (task, k) != ("b", 1) else "wrong_answer",
+                        pass_ratio=1.0 if (task, k) != ("b", 1) else 0.5, sample=k,
+                        cluster=f"demo/{task}", score=100.0)
+             for task in "ab" for k in range(10)]
+    lines = render_markdown(document(items)).splitlines()
+    assert "| Dataset | accepted@1 | pass_ratio_mean | pass_ratio_p50 | pass_ratio_p90 | " \
+           "exec_success | pass@10 |" in lines
+    assert "| demo | 95.0% | 0.975 | 1.000 | 1.000 | 100.0% | 100.0% |" in lines
+    once = render_markdown(document(RUN))  # pass@1 is accepted@1: no column of its own
+    assert "| Dataset | accepted@1 | pass_ratio_mean | pass_ratio_p50 | pass_ratio_p90 | " \
+           "exec_success |" in once.splitlines()
+
+
+def test_the_nversion_table() -> None:
+    from pytest_req2rank.report import NVersionSummary, PatternReport
+
+    doc = document(RUN)
+    nv = NVersionSummary(
+        versions=3, tasks=2, version_items=6, versions_passed=5, left_out=0, diversity=[],
+        patterns=[PatternReport(pattern="Pat-CL2", family="code", tasks=2, correct=1,
+                                no_consensus=1, fr=0.5, mcr=0.25, ccr=0.5, tpr=0.75, afvr=0.1,
+                                faults=4, missing=0)],
+        mean_levenshtein=0.42, mean_structural=None)
+    doc = doc.model_copy(update={"summary": doc.summary.model_copy(update={"nversion": nv})})
+    text = render_markdown(doc)
+    assert "3 versions × 2 tasks; versions passing their tests: 5/6." in text
+    assert "| Pat-CL2 | 0.500 | 0.250 | 0.500 | 0.750 | 0.100 | 2 | 1 | 4 | 0 |" in text
+    assert "LS 0.420, structural (codebleu-syntax-dataflow) n/a." in text
