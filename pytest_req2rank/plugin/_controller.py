@@ -187,11 +187,10 @@ class Controller:
                                 wall_time_s=wall, seed=self.plan.seed)
         if self.plan.nversion is not None:
             summary = summary.model_copy(update={"warnings": [*summary.warnings, *self.warnings]})
-        scored = version_items(items)
         summary = self._apply_gates(summary, items)
-        if self.settings.qa_samples:
+        if self.settings.qa_samples:  # of the items that measure the model, as the score
             summary = summary.model_copy(update={"qa_samples": stratified_sample(
-                scored, self.settings.qa_samples, self.plan.seed)})
+                version_items(items), self.settings.qa_samples, self.plan.seed)})
         if self.isolation in WEAK_ISOLATION:
             summary = summary.model_copy(update={"warnings": [
                 *summary.warnings, weak_isolation_warning(self.isolation, self.settings.sandbox)]})
