@@ -150,4 +150,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "0.3"),
     OptionSpec("nv_irqn_iterations", "IRQN: iterations (J)", "J", "5"),
     OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),
+    OptionSpec("qa_samples", "Draw N items per dataset, stratified by final status, into "
+               "qa_samples.jsonl and the reports", "N", "0: none"),
+    OptionSpec("wandb", "Log the run to this Weights & Biases project (needs the wandb extra)",
+               "[ENTITY/]PROJECT", "off"),
 )

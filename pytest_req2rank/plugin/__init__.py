@@ -123,12 +123,11 @@ def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]
 
     def evaluate(task: Task) -> ItemResult:
         from ._messages import failure_message  # as above (it imports the models)
+        from ._properties import item_properties
 
         result = evaluator.evaluate(task)
         request.node.stash[RESULT_KEY] = result
-        request.node.user_properties.extend(
-            [("r2r_status", result.status), ("r2r_pass_ratio", f"{result.pass_ratio:.4f}")]
-        )
+        request.node.user_properties.extend(item_properties(result))
         if result.status != "success":
             pytest.fail(failure_message(result), pytrace=False)
         return result

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import tempfile
 import time
@@ -61,9 +60,6 @@ def weak_isolation_warning(level: IsolationLevel, sandbox: str) -> str:
     return (f"sandbox isolation {level!r} ({what}), weaker than the default 'full', "
             f"chosen by --r2r-sandbox={sandbox}; this run's results are marked with it")
 
-
-
-_ENSEMBLE_ITEM = re.compile(r"nversion/[^/]+/Pat-(?:CL|AL)[0-4]")
 
 
 def _reason(exc: OSError) -> str:
@@ -127,6 +123,8 @@ class Controller:
         self.document: ResultsDocument | None = None
         self.warnings: list[str] = []
         """Warnings known at configuration (an N-version run's repeated versions)."""
+        self.report_lines: list[str] = []
+        """What the reports (Markdown, Q&A samples, W&B) wrote, for the summary."""
         self.output_errors: dict[str, str] = {}
         """What could not be written (``store``, ``qa log``, ``results``), and where it is instead."""
 
@@ -180,6 +178,8 @@ class Controller:
                 plan=self.plan.model_dump(mode="json"),
                 settings=self.settings.model_dump(mode="json", by_alias=True),
                 isolation=self.isolation,
+                sandbox=self.sandbox_info,
+                plugin_version=__version__,
             )
         return self._store
 
@@ -191,27 +191,22 @@ class Controller:
         from ..report import (
             ResultsDocument,
             RunInfo,
-            build_summary,
-            diversity_usage,
-            nversion_summary,
+            in_plan_order,
+            stratified_sample,
+            summarize_run,
+            version_items,
         )
 
-        order = {item_id: index for index, item_id in enumerate(self.plan.item_ids)}
-        items = sorted(self.items.values(), key=lambda i: order.get(i.item_id, len(order)))
+        items = in_plan_order(self.items.values(), self.plan.item_ids)
         wall = time.perf_counter() - self._t0
-        # An N-version run's ensemble checks measure the ensemble, not the model: they have
-        # a summary of their own, and the score covers the versions.
-        scored = [i for i in items if i.nversion is None or i.nversion.role == "version"]
-        planned = [i for i in self.plan.item_ids if not _ENSEMBLE_ITEM.fullmatch(i)]
-        summary = build_summary(
-            scored, planned=len(planned), wall_time_s=wall, seed=self.plan.seed,
-            diversity=diversity_usage(items) if self.plan.nversion is not None else None,
-            with_pass_at_k=self.plan.nversion is None)
+        summary = summarize_run(items, item_ids=self.plan.item_ids, nversion=self.plan.nversion,
+                                wall_time_s=wall, seed=self.plan.seed)
         if self.plan.nversion is not None:
-            summary = summary.model_copy(update={
-                "nversion": nversion_summary(items, self.plan.nversion),
-                "warnings": [*summary.warnings, *self.warnings]})
+            summary = summary.model_copy(update={"warnings": [*summary.warnings, *self.warnings]})
         summary = self._apply_gates(summary, items)
+        if self.settings.qa_samples:  # of the items that measure the model, as the score
+            summary = summary.model_copy(update={"qa_samples": stratified_sample(
+                version_items(items), self.settings.qa_samples, self.plan.seed)})
         if self.isolation in WEAK_ISOLATION:
             summary = summary.model_copy(update={"warnings": [
                 *summary.warnings, weak_isolation_warning(self.isolation, self.settings.sandbox)]})
@@ -248,6 +243,11 @@ class Controller:
         self._write_results(self.document)
         if self.paths.html is not None:
             self._write_html(self.document, self.paths.html)
+        from ._reports import write_reports  # as the report above
+
+        self.report_lines = write_reports(
+            self.document, self.settings, results=self.paths.results, qa_log=self.paths.qa_log,
+            baseline=self.baseline[1] if self.baseline else None, errors=self.output_errors)
         return self.document
 
     def _write_html(self, document: ResultsDocument, path: Path) -> None:
@@ -289,8 +289,8 @@ class Controller:
 
     def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
         # loaded once the workers run (class docstring)
-        from ..report import BaselineReport, GateReport, RegressionReport, scores_by_requirement
-        from ..scoring import regression_gate, score_gate
+        from ..report import GateReport, compare_runs
+        from ..scoring import score_gate
 
         gates: list[GateReport] = []
         baseline_report = None
@@ -305,27 +305,9 @@ class Controller:
             gates.append(GateReport(name=verdict.name, passed=verdict.passed, message=verdict.message))
         if self.baseline is not None:
             path, document = self.baseline
-            try:
-                comparison = regression_gate(
-                    scores_by_requirement(document.items), scores_by_requirement(items),
-                    max_drop=settings.max_drop, seed=self.plan.seed,
-                )
-            except ValueError as exc:
-                gates.append(GateReport(name="baseline", passed=False, message=str(exc)))
-            else:
-                gate = comparison.gate
-                gates.append(GateReport(name=gate.name, passed=gate.passed, message=gate.message))
-                baseline_report = BaselineReport(
-                    path=str(path), run_id=document.run.id,
-                    baseline_score=round(comparison.baseline_score, 2),
-                    candidate_score=round(comparison.candidate_score, 2),
-                    diff=round(comparison.diff.mean_diff, 2), diff_low=round(comparison.diff.low, 2),
-                    diff_high=round(comparison.diff.high, 2), n_pairs=comparison.diff.n_pairs,
-                    max_drop=settings.max_drop,
-                    worst=[RegressionReport(requirement=r.requirement, baseline=r.baseline,
-                                            candidate=r.candidate, diff=r.diff)
-                           for r in comparison.worst],
-                )
+            gate, baseline_report = compare_runs(document, items, path=path,
+                                                 max_drop=settings.max_drop, seed=self.plan.seed)
+            gates.append(gate)
         return summary.model_copy(update={"gates": gates, "baseline": baseline_report})
 
 

@@ -69,7 +69,9 @@ class ControllerPlugin:
             self.other_failures += 1
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+        # Interrupted: Ctrl-C, or stopped early on a failure (-x, --maxfail).
+        self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED
+                               or bool(session.shouldstop or session.shouldfail))
         document = self.controller.document
         if document is None:
             return
@@ -91,4 +93,6 @@ class ControllerPlugin:
 
         terminalreporter.write_sep("=", "req2rank summary")
         for line in render_summary(document, self.controller.paths, self.controller.output_errors):
+            terminalreporter.write_line(line)
+        for line in self.controller.report_lines:
             terminalreporter.write_line(line)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import Req2RankError
 from ..models import IsolationLevel, ItemResult, Status
 from ._nversion import NVersionSummary
+from ._samples import QaSamples
 
 SCHEMA_VERSION = 2
 """2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
@@ -184,6 +185,9 @@ class RunSummary(BaseModel):
     nversion: NVersionSummary | None = Field(
         default=None, description="N-version runs: the fault patterns' metrics and the "
         "versions' diversity; the score and Phase-0 metrics cover the version items only")
+    qa_samples: QaSamples | None = Field(
+        default=None, description="Items drawn per dataset, stratified by final status "
+        "(--r2r-qa-samples); absent when none were asked for")
     wall_time_s: float
 
 

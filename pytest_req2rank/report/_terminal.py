@@ -59,7 +59,7 @@ def render_summary(
     lines += ["", *_usage_lines(summary)]
     lines += [f"warning: {warning}" for warning in summary.warnings]
     if summary.baseline is not None:
-        lines += _baseline_lines(summary.baseline)
+        lines += baseline_lines(summary.baseline)
     for gate in summary.gates:
         lines.append(f"gate {gate.name}: {'PASSED' if gate.passed else 'FAILED'} ({gate.message})")
     errors = output_errors or {}
@@ -194,7 +194,8 @@ def _totals(totals: Totals) -> str:
             f"completion tokens {_int(totals.completion_tokens)} | cost {_usd(totals.cost_usd)}")
 
 
-def _baseline_lines(baseline: BaselineReport) -> list[str]:
+def baseline_lines(baseline: BaselineReport) -> list[str]:
+    """The baseline comparison: scores, the paired difference with its CI95, worst drops."""
     lines = [
         "",
         f"baseline {baseline.run_id} ({baseline.path}): baseline {baseline.baseline_score:.1f} | "

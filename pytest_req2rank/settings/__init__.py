@@ -2,9 +2,10 @@
 
 from ..options import OPTIONS, OptionSpec
 from ._paths import PathBases
-from ._settings import Settings, SettingsError, resolve_settings
+from ._settings import DEFAULT_DIR, Settings, SettingsError, resolve_settings
 
 __all__ = [
+    "DEFAULT_DIR",
     "OPTIONS",
     "OptionSpec",
     "PathBases",

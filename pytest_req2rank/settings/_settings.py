@@ -95,6 +95,9 @@ class Settings(GenerationSettings):
     baseline: Path | None = None
     max_drop: float = Field(default=0.0, ge=0, le=100)
     resume: str | None = None
+    qa_samples: int = Field(default=0, ge=0, le=1_000_000,
+                            description="Items drawn per dataset, stratified by final status")
+    wandb: str | None = Field(default=None, description="Weights & Biases [ENTITY/]PROJECT")
     nversion: int | None = Field(
         default=None, description="Versions per task of an N-version experiment; None: off")
     faults: tuple[str, ...] = Field(
@@ -241,6 +244,18 @@ class Settings(GenerationSettings):
         if value is not None and value.startswith("r2r/"):
             raise ValueError("must be a LiteLLM model string (the built-in r2r/ models cannot "
                              "judge approaches or embed code)")
+        return value
+
+    @field_validator("wandb")
+    @classmethod
+    def _check_wandb(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = value.split("/")
+        if len(parts) > 2 or not all(parts) or re.search(r"[\\#?%:\s]", value) \
+                or len(parts[-1]) > 128:
+            raise ValueError("expected a project name, or ENTITY/PROJECT, without spaces or "
+                             f"any of \\ # ? % : (at most 128 characters), got {value!r}")
         return value
 
     @field_validator("api_base", "embedding_api_base")

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 from ._check import StoreUnusable, check_store, directory_problem
 
 if TYPE_CHECKING:
+    from ._history import History
     from ._sqlite import Store
 
 __all__ = [
+    "History",
     "Store",
     "StoreUnusable",
     "check_store",
@@ -26,4 +28,8 @@ def __getattr__(name: str) -> Any:
         from ._sqlite import Store
 
         return Store
+    if name == "History":  # read-only, for looking back at past runs
+        from ._history import History
+
+        return History
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -62,14 +62,14 @@ class Store:
                 {
                     "run_id": str, "started_at": str, "finished_at": str, "model": str,
                     "suite": str, "seed": int, "plan": str, "settings": str, "summary": str,
-                    "status": str, "isolation": str,
+                    "status": str, "isolation": str, "sandbox": str, "plugin_version": str,
                 },
                 pk="run_id",
                 if_not_exists=True,
             )
         else:
             columns = self.db["runs"].columns_dict
-            for column in ("settings", "isolation"):
+            for column in ("settings", "isolation", "sandbox", "plugin_version"):
                 if column not in columns:
                     self.db["runs"].add_column(column, str)
         if "items" not in tables:
@@ -106,9 +106,10 @@ class Store:
 
     def start_run(self, *, run_id: str, started_at: str, model: str, suite: str, seed: int,
                   plan: dict[str, Any], settings: dict[str, Any] | None = None,
-                  isolation: str | None = None) -> None:
+                  isolation: str | None = None, sandbox: str | None = None,
+                  plugin_version: str | None = None) -> None:
         """Record a run as running (again, when it is resumed); ``isolation`` is the sandbox's
-        isolation level."""
+        isolation level, ``sandbox`` its description, ``plugin_version`` the writer's."""
         existing = self.run(run_id)
         self.db["runs"].upsert(
             {
@@ -117,6 +118,7 @@ class Store:
                 "finished_at": None, "model": model, "suite": suite, "seed": seed,
                 "plan": json.dumps(plan), "settings": json.dumps(settings or {}),
                 "summary": None, "status": "running", "isolation": isolation,
+                "sandbox": sandbox, "plugin_version": plugin_version,
             },
             pk="run_id",
         )

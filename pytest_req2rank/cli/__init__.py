@@ -1,0 +1,7 @@
+"""The ``req2rank`` console script: past runs from the store (``runs``, ``show``,
+``compare``) and their reports (``report``)."""
+
+from ._app import COMMANDS, build_parser, main
+from ._command import Command, CommandError
+
+__all__ = ["COMMANDS", "Command", "CommandError", "build_parser", "main"]

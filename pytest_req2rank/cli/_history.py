@@ -1,0 +1,156 @@
+"""Looking back at past runs: ``runs`` (the list), ``show`` (one run's summary) and
+``compare`` (two runs paired on the requirements both scored, as ``--r2r-baseline`` does)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..report import RunSummary, baseline_lines, compare_runs, render_summary
+from ..scoring import EXIT_GATE_FAILED
+from ._command import EXIT_OK, Command, CommandError
+from ._stored_runs import UNFINISHED, StoredRun, load_run, open_history
+
+_PATH_IN_NAME = re.compile(r"^(jsonl:|r2r/samples:)(.*/)([^/]+)$")
+
+
+def add_runs_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--limit", type=int, default=None, metavar="N",
+                        help="Show only the N newest runs")
+
+
+def run_runs(args: argparse.Namespace) -> int:
+    with open_history(args.db) as history:
+        rows = history.runs()
+        if args.limit is not None:
+            rows = rows[:max(args.limit, 0)]
+        table = [["run", "started", "status", "model", "suite", "items", "score", "95% CI"]]
+        for row in rows:
+            summary = _summary(row) if row.get("summary") else None
+            if summary is None and row.get("status") == "running":
+                summary = load_run(history, row["run_id"]).document.summary
+            table.append(_run_row(row, summary))
+    if len(table) == 1:
+        print(f"no runs in {args.db}")
+        return EXIT_OK
+    for line in _aligned(table):
+        print(line)
+    return EXIT_OK
+
+
+def _summary(row: dict[str, Any]) -> RunSummary | None:
+    try:
+        return RunSummary.model_validate(json.loads(row["summary"]))
+    except ValueError:
+        return None
+
+
+def _run_row(row: dict[str, Any], summary: RunSummary | None) -> list[str]:
+    status = {"running": UNFINISHED}.get(row.get("status") or "", row.get("status") or "")
+    if summary is None:
+        return [row["run_id"], _when(row["started_at"]), status, _short(row["model"]),
+                _short(row["suite"]), str(row["items"]), "n/a", "n/a"]
+    score = "n/a" if summary.overall_score is None else f"{summary.overall_score:.1f}"
+    ci = "n/a" if summary.ci95 is None else f"{summary.ci95.low:.1f}-{summary.ci95.high:.1f}"
+    return [row["run_id"], _when(row["started_at"]), status, _short(row["model"]),
+            _short(row["suite"]), f"{summary.items_total}/{summary.items_planned}", score, ci]
+
+
+def _when(timestamp: str) -> str:
+    return (timestamp or "").replace("T", " ")[:19]
+
+
+def _short(name: str) -> str:
+    """A model or suite name with a path shown by its file name (``show`` gives it whole)."""
+    return _PATH_IN_NAME.sub(r"\1\3", name or "")
+
+
+def _aligned(table: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    right = {5, 6}  # items, score
+    return ["  ".join(cell.rjust(w) if i in right else cell.ljust(w)
+                      for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+            for row in table]
+
+
+@dataclass
+class _Locations:
+    """Where a stored run wrote its outputs (``render_summary`` names them)."""
+
+    results: Path
+    qa_log: Path
+    store: Path
+
+
+def add_show_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN_ID", help="A run id, as `req2rank runs` lists them")
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with open_history(args.db) as history:
+        stored = load_run(history, args.run_id)
+    for line in show_lines(stored, args.db):
+        print(line)
+    return EXIT_OK
+
+
+def show_lines(stored: StoredRun, db: Path) -> list[str]:
+    """The run's summary as the terminal summary printed it, after a line saying how it ended."""
+    status = {
+        "finished": "finished",
+        "interrupted": "interrupted (stopped before every planned item ran; the summary "
+                       "covers the finished items)",
+        UNFINISHED: "unfinished (still running, or killed before its summary; recomputed "
+                    "from the stored items)",
+    }.get(stored.status, stored.status)
+    errors = {} if stored.results.is_file() else {
+        "results": f"no results JSON at {stored.results} (moved, or the run did not finish); "
+                   "`req2rank report` writes the reports from the store"}
+    paths = _Locations(stored.results, stored.qa_log, db)
+    return [f"status: {status}", *render_summary(stored.document, paths, errors)]
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("baseline", metavar="RUN_A", help="The baseline run")
+    parser.add_argument("candidate", metavar="RUN_B", help="The run compared with it")
+    parser.add_argument("--max-drop", type=float, default=0.0, metavar="POINTS",
+                        help="Largest tolerated drop in score points (exit code 6 beyond it)")
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    if args.max_drop < 0 or args.max_drop > 100:
+        raise CommandError(f"--max-drop: expected 0 to 100 score points, got {args.max_drop:g}")
+    with open_history(args.db) as history:
+        baseline = load_run(history, args.baseline)
+        candidate = load_run(history, args.candidate)
+    a, b = baseline.document, candidate.document
+    gate, report = compare_runs(a, b.items, path=str(args.db), max_drop=args.max_drop,
+                                seed=b.run.seed)
+    if report is None:
+        raise CommandError(f"runs {a.run.id} and {b.run.id} share no scored requirement: "
+                           f"nothing to compare ({gate.message}); compare runs of one suite "
+                           "and seed (a run with --r2r-baseline reruns its baseline's)")
+    lines = [f"{role:<9} {doc.run.id} | model {doc.run.model} | suite {doc.run.suite} | seed "
+             f"{doc.run.seed} | {stored.status}"
+             for role, doc, stored in (("baseline", a, baseline), ("candidate", b, candidate))]
+    if a.run.seed != b.run.seed:
+        lines.append("note: the runs' seeds differ, so only the requirements both drew are "
+                     "paired")
+    lines += baseline_lines(report)[1:]  # without its leading blank line
+    lines.append(f"gate {gate.name}: {'PASSED' if gate.passed else 'FAILED'} ({gate.message})")
+    for line in lines:
+        print(line)
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
+
+
+COMMANDS = (
+    Command("runs", "List the stored runs, newest first (model, suite, score, CI, date)",
+            add_runs_arguments, run_runs),
+    Command("show", "Print a stored run's summary again", add_show_arguments, run_show),
+    Command("compare", "Compare two runs on the requirements both scored (paired, as "
+            "--r2r-baseline does)", add_compare_arguments, run_compare),
+)

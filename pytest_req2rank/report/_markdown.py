@@ -1,0 +1,267 @@
+"""The Markdown report of a run: model, score and gates, then one quality, error-distribution
+and cost table with a row per dataset (the Phase-0 report's layout), from the results document.
+
+GitHub renders it on a job's summary page when it is appended to ``GITHUB_STEP_SUMMARY``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ._document import BaselineReport, ResultsDocument, RunSummary, Totals
+from ._nversion import NVersionSummary
+from ._samples import SAMPLES_FILE, QaSamples
+from ._terminal import _num, _pct, _ratio, _secs
+
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+"""The file GitHub Actions shows on a job's summary page (Markdown appended to it)."""
+REPORT_FILE = "report.md"
+
+Document = ResultsDocument | Mapping[str, Any]
+
+
+def as_document(document: Document) -> ResultsDocument:
+    """A results document, from the model or from the dict written as results JSON."""
+    return document if isinstance(document, ResultsDocument) else \
+        ResultsDocument.model_validate(document)
+
+
+def report_path(results: Path) -> Path:
+    """Where the Markdown report of the results JSON ``results`` goes: ``report.md`` beside
+    a ``results.json``, ``NAME.md`` beside any other ``NAME.json``."""
+    if results.name == "results.json":
+        return results.with_name(REPORT_FILE)
+    return results.with_suffix(".md")
+
+
+def render_markdown(document: Document, baseline: Document | None = None) -> str:
+    """The report as Markdown. ``baseline``: the results document of the run this one was
+    compared with (``--r2r-baseline``), for its metrics beside this run's; the difference
+    and its CI95 are the comparison's own (``summary.baseline``)."""
+    doc = as_document(document)
+    before = None if baseline is None else as_document(baseline)
+    summary = doc.summary
+    parts = [f"# req2rank report: {_code(doc.run.model)} on {_code(doc.run.suite)}",
+             _model_info(doc), _score(summary)]
+    if summary.baseline is not None:
+        parts.append(_before_after(summary.baseline, doc, before))
+    if summary.phase0:
+        parts += [_quality(summary), _errors(summary), _cost(summary)]
+    if summary.nversion is not None:
+        parts.append(_nversion(summary.nversion))
+    parts.append(_usage(summary))
+    if summary.warnings:
+        parts.append("## Warnings\n\n" + "\n".join(f"- {_text(w)}" for w in summary.warnings))
+    if summary.qa_samples is not None:
+        parts.append(_samples(doc, summary.qa_samples))
+    return "\n\n".join(parts) + "\n"
+
+
+def write_markdown(document: Document, path: Path, baseline: Document | None = None) -> Path:
+    """Write the report to ``path`` (its directory created) and return ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_markdown(document, baseline), encoding="utf-8")
+    return path
+
+
+def append_step_summary(markdown: str, environ: Mapping[str, str] = os.environ) -> Path | None:
+    """Append ``markdown`` to the file named by ``GITHUB_STEP_SUMMARY``; None when unset."""
+    name = environ.get(STEP_SUMMARY_ENV, "").strip()
+    if not name:
+        return None
+    path = Path(name)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(markdown if markdown.endswith("\n") else markdown + "\n")
+    return path
+
+
+def _model_info(doc: ResultsDocument) -> str:
+    run, summary = doc.run, doc.summary
+    settings = run.settings
+    samples = settings.get("samples_per_task", 1)
+    temperature = settings.get("temperature", 0.0)
+    protocol = (f"{samples} samples per task" if samples and samples != 1 else "1 sample per task"
+                ) + f", temperature {temperature}"
+    lines = [
+        f"- Model: {_code(run.model)}",
+        f"- Suite: {_code(run.suite)} ({summary.items_total} of {summary.items_planned} items "
+        f"finished)",
+        f"- Protocol: {protocol}",
+        f"- Judges: {', '.join(_code(j) for j in run.judges) or 'none'}",
+        f"- Run: {_code(run.id)}, seed {run.seed}",
+        f"- Sandbox: isolation {run.isolation or 'unknown'} ({_text(run.sandbox)})",
+        f"- Date: {run.started_at} to {run.finished_at} ({summary.wall_time_s:.1f} s)",
+        f"- req2rank {run.plugin_version}",
+    ]
+    return "## Model\n\n" + "\n".join(lines)
+
+
+def _score(summary: RunSummary) -> str:
+    if summary.overall_score is None:
+        text = "**n/a** (no item was scored: infrastructure errors, or every judge failed)"
+    else:
+        interval = ""
+        if summary.ci95 is not None:
+            interval = (f" (95% CI {summary.ci95.low:.1f}–{summary.ci95.high:.1f}, "
+                        f"{summary.ci95.method})")
+        meaning = ("100 × accepted@1" if summary.ci95 is None or summary.ci95.method == "wilson"
+                   else "mean item score")
+        text = f"**{summary.overall_score:.1f} / 100** = {meaning}{interval}"
+    counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
+    lines = ["## Score", "", text, "", f"Items: {counts or 'none'}."]
+    if summary.dimensions:
+        lines += ["", _table(["dimension", "score"],
+                             [[d, f"{v:.1f}"] for d, v in summary.dimensions.items()])]
+    if summary.agreement is not None and summary.judging is not None \
+            and summary.judging.sigma is not None:
+        lines += ["", f"Judge agreement: {summary.agreement} (mean σ "
+                      f"{summary.judging.sigma:.1f})."]
+    if summary.gates:
+        lines += ["", _table(["gate", "verdict", "detail"], [
+            [g.name, "✅ passed" if g.passed else "❌ FAILED", _text(g.message)]
+            for g in summary.gates])]
+    return "\n".join(lines)
+
+
+def _before_after(comparison: BaselineReport, doc: ResultsDocument,
+                  before: ResultsDocument | None) -> str:
+    rows = [[f"score ({comparison.n_pairs} paired requirements)",
+             f"{comparison.baseline_score:.1f}", f"{comparison.candidate_score:.1f}",
+             f"{comparison.diff:+.1f} (CI95 {comparison.diff_low:+.1f} to "
+             f"{comparison.diff_high:+.1f})"]]
+    if before is not None:
+        for dataset, metrics in doc.summary.phase0.items():
+            old = before.summary.phase0.get(dataset)
+            if old is None:
+                continue
+            for name in ("accepted_at_1", "pass_ratio_mean", "exec_success_rate"):
+                rows.append([f"{_text(dataset)} {name}", _ratio(old.get(name)),
+                             _ratio(metrics.get(name)), _delta(old.get(name), metrics.get(name))])
+    lines = [f"## Before / after (baseline run {_code(comparison.run_id)})", "",
+             _table(["", "baseline", "this run", "difference"], rows), "",
+             f"Paired by requirement; the difference's CI95 is a paired bootstrap; the gate "
+             f"fails when it lies entirely below {-comparison.max_drop or 0:g}. Baseline: "
+             f"{_code(comparison.path)}."]
+    if comparison.worst:
+        lines += ["", "Regressed most: " + ", ".join(
+            f"{_code(r.requirement)} {r.baseline:.0f} → {r.candidate:.0f}"
+            for r in comparison.worst) + "."]
+    return "\n".join(lines)
+
+
+def _quality(summary: RunSummary) -> str:
+    extra = sorted({k for p in summary.pass_at_k.values() if p.max_samples > 1
+                    for k in p.values if k != "pass@1"}, key=lambda k: int(k.removeprefix("pass@")))
+    rows = []
+    for dataset, m in summary.phase0.items():
+        passes = summary.pass_at_k.get(dataset)
+        rows.append([_text(dataset), _pct(m.get("accepted_at_1")), _ratio(m.get("pass_ratio_mean")),
+                     _ratio(m.get("pass_ratio_p50")), _ratio(m.get("pass_ratio_p90")),
+                     _pct(m.get("exec_success_rate"))]
+                    + [_pct(passes.values.get(k)) if passes else "n/a" for k in extra])
+    headers = ["Dataset", "accepted@1", "pass_ratio_mean", "pass_ratio_p50", "pass_ratio_p90",
+               "exec_success", *extra]
+    return "## Quality\n\n" + _table(headers, rows)
+
+
+def _errors(summary: RunSummary) -> str:
+    names = ("syntax_error", "runtime_error", "timeout", "wrong_answer", "success")
+    rows = [[_text(dataset), *(_pct(m.get(f"{name}_rate")) for name in names),
+             _pct(m.get("api_error_rate")), _pct(m.get("sandbox_error_rate"))]
+            for dataset, m in summary.phase0.items()]
+    headers = ["Dataset", "syntax", "runtime", "timeout", "wrong_answer", "success",
+               "api_error", "sandbox_error"]
+    return ("## Error distribution\n\n" + _table(headers, rows) + "\n\nsyntax … success: "
+            "shares of the problems the model is accountable for; api_error and sandbox_error "
+            "(infrastructure, left out of the score): shares of all problems.")
+
+
+def _cost(summary: RunSummary) -> str:
+    rows = [[_text(dataset), _num(m.get("avg_total_gen_tokens")),
+             _secs(m.get("avg_total_judge_time")), _secs(m.get("p95_total_judge_time")),
+             f"{_num(m.get('throughput'), 2)}/s", _num(m.get("cost_per_solved_tokens")),
+             _secs(m.get("cost_per_solved_judge_time"))]
+            for dataset, m in summary.phase0.items()]
+    headers = ["Dataset", "avg_tokens", "avg_judge_time", "p95_judge_time", "throughput",
+               "cost/solved_tokens", "cost/solved_time"]
+    return ("## Cost\n\n" + _table(headers, rows) + "\n\nJudge time is the sandbox time spent "
+            "grading; cost per solved problem divides the cost of all problems by those solved.")
+
+
+def _nversion(nv: NVersionSummary) -> str:
+    rows = [[p.pattern, f"{p.fr:.3f}", f"{p.mcr:.3f}", f"{p.ccr:.3f}", f"{p.tpr:.3f}",
+             f"{p.afvr:.3f}", str(p.tasks), str(p.no_consensus), str(p.faults), str(p.missing)]
+            for p in nv.patterns]
+    headers = ["pattern", "FR", "MCR", "CCR", "TPR", "AFVR", "tasks", "no consensus", "faults",
+               "missing"]
+    similarity = ("n/a" if nv.mean_levenshtein is None else f"{nv.mean_levenshtein:.3f}",
+                  "n/a" if nv.mean_structural is None else f"{nv.mean_structural:.3f}")
+    return (f"## N-version\n\n{nv.versions} versions × {nv.tasks} tasks; versions passing "
+            f"their tests: {nv.versions_passed}/{nv.version_items}.\n\n" + _table(headers, rows)
+            + f"\n\nMean pairwise similarity (lower = more diverse): LS {similarity[0]}, "
+            f"structural ({nv.structural_measure}) {similarity[1]}.")
+
+
+def _usage(summary: RunSummary) -> str:
+    roles: list[tuple[str, Totals]] = [("all", summary.totals)] + [
+        (name, totals) for name, totals in summary.totals_by_role.items() if totals.calls]
+    rows = [[name, str(t.calls), _int(t.prompt_tokens), _int(t.completion_tokens),
+             "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"] for name, t in roles]
+    return "## Model calls\n\n" + _table(
+        ["role", "calls", "prompt tokens", "completion tokens", "cost"], rows)
+
+
+def _samples(doc: ResultsDocument, samples: QaSamples) -> str:
+    by_id = {item.item_id: item for item in doc.items}
+    directory = doc.run.settings.get("dir")
+    where = (_code(str(Path(directory) / "runs" / doc.run.id / SAMPLES_FILE)) if directory
+             else f"{_code(SAMPLES_FILE)} beside the run's Q&A log")
+    lines = [f"## Q&A samples\n\n{samples.per_dataset} per dataset, stratified by final status "
+             f"(seed {samples.seed}); their Q&A log records are in {where}."]
+    for dataset, sample in samples.datasets.items():
+        split = ", ".join(f"{status} {n}/{sample.available[status]}"
+                          for status, n in sample.drawn.items())
+        rows = []
+        for item_id in sample.item_ids:
+            item = by_id.get(item_id)
+            if item is not None:
+                rows.append([_code(item_id), item.status, f"{item.pass_ratio:.2f}",
+                             "n/a" if item.score is None else f"{item.score:.1f}",
+                             _text(item.reason or "")])
+        lines.append(f"### {_text(dataset)}\n\nDrawn of each status: {split}.\n\n"
+                     + _table(["item", "status", "pass ratio", "score", "reason"], rows))
+    return "\n\n".join(lines)
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _text(text: str) -> str:
+    """Plain text in Markdown: characters that would start markup are escaped."""
+    for char in "\\`*[]<":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _code(text: str) -> str:
+    return f"`{text.replace('`', '')}`"
+
+
+def _delta(old: Any, new: Any) -> str:
+    if isinstance(old, float | int) and isinstance(new, float | int):
+        return f"{new - old:+.3f}"
+    return "n/a"
+
+
+def _int(value: int | None) -> str:
+    return "unknown" if value is None else str(value)

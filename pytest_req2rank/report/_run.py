@@ -1,0 +1,40 @@
+"""The summary of a run's finished items, as the run computes it at its end and as
+``req2rank`` recomputes it for a run that ended before it could (killed)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from ..models import ItemResult
+from ._document import RunSummary
+from ._nversion import diversity_usage, nversion_summary
+from ._summary import build_summary
+
+_ENSEMBLE_ITEM = re.compile(r"nversion/[^/]+/Pat-(?:CL|AL)[0-4]")
+
+
+def in_plan_order(items: Iterable[ItemResult], item_ids: Sequence[str]) -> list[ItemResult]:
+    """``items`` in the order of the plan's ``item_ids`` (unplanned ones last)."""
+    order = {item_id: index for index, item_id in enumerate(item_ids)}
+    return sorted(items, key=lambda i: order.get(i.item_id, len(order)))
+
+
+def version_items(items: Iterable[ItemResult]) -> list[ItemResult]:
+    """The items that measure the model: all but an N-version run's ensemble checks, which
+    measure the ensemble (they have a summary of their own)."""
+    return [i for i in items if i.nversion is None or i.nversion.role == "version"]
+
+
+def summarize_run(items: Sequence[ItemResult], *, item_ids: Sequence[str], nversion: int | None,
+                  wall_time_s: float, seed: int) -> RunSummary:
+    """The summary of a run planned as ``item_ids`` (``nversion``: its versions per task),
+    before its gates: the score covers the version items, the N-version tables the rest."""
+    planned = [i for i in item_ids if not _ENSEMBLE_ITEM.fullmatch(i)]
+    summary = build_summary(
+        version_items(items), planned=len(planned), wall_time_s=wall_time_s, seed=seed,
+        diversity=diversity_usage(items) if nversion is not None else None,
+        with_pass_at_k=nversion is None)
+    if nversion is not None:
+        summary = summary.model_copy(update={"nversion": nversion_summary(items, nversion)})
+    return summary
