@@ -4,7 +4,6 @@ step summary, stratified Q&A samples, and Weights & Biases (offline, on the cont
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -12,13 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _usage import SUITE, make_bench
 
 from pytest_req2rank.providers.fake import reset_fake_state, write_fake_script
 from pytest_req2rank.report import allocate, load_results, render_markdown
 
-DATA = Path(__file__).parent.parent / "data"
-BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
-SUITE = "--r2r-suite=jsonl:status_suite.jsonl"
 SAMPLES = "--r2r-model=r2r/samples:status_samples.jsonl"
 FAST = "--r2r-sandbox-timeout-ms=750"
 FUNCTION_ANSWER = "```python\ndef add(a: int, b: int) -> int:\n    return a + b\n```"
@@ -27,10 +24,7 @@ PROGRAM_ANSWER = "```python\na, b = map(int, input().split())\nprint(a + b)\n```
 
 @pytest.fixture
 def bench(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(test_benchmark=BENCHMARK)
-    for name in ("status_suite.jsonl", "status_samples.jsonl"):
-        shutil.copy(DATA / name, pytester.path / name)
-    return pytester
+    return make_bench(pytester)
 
 
 @pytest.fixture
