@@ -8,13 +8,27 @@ from typing import Any
 Scope = dict[str, Any]
 
 
-class _TooLarge(Exception):
-    pass
+def _replay(chunks: list[bytes], last: Any, receive_next: Any) -> Any:
+    """A ``receive`` that gives the body read already, then waits as the server's would."""
+    body = b"".join(chunks)
+    sent = False
+
+    async def receive() -> Any:
+        nonlocal sent, last
+        if last is not None:
+            message, last = last, None
+            return message
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive_next()
+
+    return receive
 
 
 class BodyLimit:
     """Answer 413 to a request whose body exceeds ``limit`` bytes, by its Content-Length or,
-    without one, as it streams in."""
+    without one, as it streams in (stopping there)."""
 
     def __init__(self, app: Any, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -27,28 +41,23 @@ class BodyLimit:
         if length is not None and length.isdigit() and int(length) > self.limit:
             await self._refuse(send)
             return
-        received = 0
-        started = False
-
-        async def limited_receive() -> Any:
-            nonlocal received
+        # Read the body first (at most limit + one chunk), then hand it over: a framework
+        # reading it would turn an error raised mid-stream into its own 400.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise _TooLarge
-            return message
-
-        async def tracking_send(message: Any) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                await self.app(scope, _replay([], message, receive), send)
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
                 await self._refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+        await self.app(scope, _replay(chunks, None, receive), send)
 
     async def _refuse(self, send: Any) -> None:
         body = json.dumps({"error": {"code": "payload_too_large", "message": (

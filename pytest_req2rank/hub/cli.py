@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "token":
             return _create_token(config, args.user, args.admin)
         migrate(config.database_url)
-    except SQLAlchemyError as exc:
+    except (SQLAlchemyError, OSError) as exc:
         print(f"req2rank-hub: database {_shown(config.database_url)}: "
               f"{str(exc).splitlines()[0]}", file=sys.stderr)
         return 1

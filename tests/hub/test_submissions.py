@@ -1,0 +1,345 @@
+"""The hub over real HTTP: a consistent run is accepted and ranked; each forgery is refused
+by the check meant for it, with a reason that names what is wrong."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hub_server import Hub, fresh_nonce, make_items, make_payload
+
+from pytest_req2rank.evidence import entry_hash
+from pytest_req2rank.hub import verify_receipt
+
+
+def _refused(response, status: int, code: str) -> str:  # type: ignore[no-untyped-def]
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["code"] == code, error
+    return str(error["message"])
+
+
+def test_a_consistent_run_is_accepted_ranked_and_receipted(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        payload = make_payload(client, model="acme/ranked")
+        response = client.post("/api/submissions", json=payload)
+        assert response.status_code == 201, response.text
+        reply = response.json()
+        assert reply["status"] == "accepted" and reply["flags"] == []
+        assert reply["url"] == f"{hub.url}/submissions/{reply['id']}"
+        assert reply["overall"] == payload["results"]["summary"]["overall_score"]
+        key = client.get("/api/key").json()
+        assert verify_receipt(reply["receipt"], key["public_key"])
+        forged = {**reply["receipt"], "overall": 100.0}
+        assert not verify_receipt(forged, key["public_key"])
+        assert reply["receipt"]["head"] == payload["evidence"][-1]["hash"]
+
+        board = client.get("/api/leaderboard").json()["rows"]
+        row = next(row for row in board if row["model"] == "acme/ranked")
+        assert row["count"] == 1 and row["best"] == reply["overall"]
+        assert row["ci_width"] == pytest.approx(reply["ci95"][1] - reply["ci95"][0], abs=0.01)
+        details = client.get(f"/api/submissions/{reply['id']}").json()
+        assert [h["status"] for h in details["history"]] == ["accepted"]
+        assert details["evidence_entries"] == len(payload["evidence"])
+        assert client.get("/api/models/acme/ranked").json()["submissions"][0]["id"] == reply["id"]
+        audit = client.get(f"/api/submissions/{reply['id']}/evidence").json()
+        assert audit["evidence"] == payload["evidence"]
+
+
+def test_a_retry_of_the_same_submission_gets_the_same_answer(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        first = client.post("/api/submissions", json=payload)
+        again = client.post("/api/submissions", json=payload)
+    assert first.status_code == 201 and again.status_code == 200
+    assert again.json()["id"] == first.json()["id"]
+    assert again.json()["receipt"] == first.json()["receipt"]
+
+
+def test_a_replayed_nonce_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        nonce = fresh_nonce(client)
+        assert client.post("/api/submissions",
+                           json=make_payload(client, nonce=nonce)).status_code == 201
+        message = _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
+                           409, "nonce_used")
+    assert "already used" in message
+
+
+def test_an_expired_nonce_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        nonce = fresh_nonce(client)
+        hub.sql("UPDATE nonces SET expires_at = :past WHERE value = :value",
+                past=datetime.now(UTC) - timedelta(minutes=1), value=nonce["nonce"])
+        message = _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
+                           410, "nonce_expired")
+    assert "fresh nonce" in message
+
+
+def test_another_users_nonce_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(hub.token("owner-of-the-nonce")) as owner:
+        nonce = fresh_nonce(owner)
+    with hub.client(user) as client:
+        _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
+                 403, "foreign_nonce")
+        unknown = {**nonce, "nonce": "nonce-0-000000000000000000000000"}
+        _refused(client.post("/api/submissions", json=make_payload(client, nonce=unknown)),
+                 400, "unknown_nonce")
+
+
+def test_only_a_few_nonces_stay_open(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        nonces = [fresh_nonce(client) for _ in range(hub.config.max_open_nonces + 1)]
+        _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonces[0])),
+                 409, "nonce_revoked")
+        assert client.post("/api/submissions",
+                           json=make_payload(client, nonce=nonces[-1])).status_code == 201
+
+
+@pytest.mark.parametrize(("field", "edit"), [
+    ("summary.overall_score", lambda s: s.update(overall_score=s["overall_score"] + 3)),
+    ("summary.ci95.low", lambda s: s["ci95"].update(low=s["ci95"]["low"] + 2)),
+    ("summary.items_total", lambda s: s.update(items_total=s["items_total"] - 1)),
+])
+def test_a_tampered_aggregate_is_refused(hub: Hub, user: str, field: str, edit) -> None:  # type: ignore[no-untyped-def]
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        edit(payload["results"]["summary"])
+        message = _refused(client.post("/api/submissions", json=payload), 422, "score_mismatch")
+    assert message.startswith(field) and "the items give" in message
+
+
+@pytest.mark.parametrize("position", [1, 3, 6])
+def test_a_tampered_item_anywhere_is_named(hub: Hub, user: str, position: int) -> None:
+    """An item edited in the results (its score) no longer matches its chain entry."""
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        item_id = payload["evidence"][position]["item_id"]
+        item = next(i for i in payload["results"]["items"] if i["item_id"] == item_id)
+        item["score"] = 99.0
+        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+    assert f"entry {position} (item {item_id})" in message and "score" in message
+
+
+@pytest.mark.parametrize("position", [0, 2, 6])
+def test_a_tampered_chain_entry_anywhere_is_named(hub: Hub, user: str, position: int) -> None:
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        payload["evidence"][position]["forged"] = True
+        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+    assert f"entry {position}" in message and "hash does not match" in message
+
+
+def test_a_rehashed_entry_breaks_the_next_link(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        payload["evidence"][2]["score"] = 100.0
+        payload["evidence"][2]["hash"] = entry_hash(payload["evidence"][2])
+        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+    assert "entry 3" in message and "link" in message
+
+
+def test_a_reordered_chain_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        evidence = payload["evidence"]
+        evidence[1], evidence[2] = evidence[2], evidence[1]
+        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+    assert "entry 1" in message
+
+
+def test_a_chain_from_another_nonce_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        other = make_payload(client)
+        payload = make_payload(client)
+        payload["evidence"] = other["evidence"]
+        payload["results"]["run"]["id"] = other["results"]["run"]["id"]
+        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+    assert "entry 0" in message
+
+
+def test_a_run_before_its_nonce_was_issued_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        early = datetime.now(UTC) - timedelta(hours=1)
+        payload = make_payload(client, items=make_items(start=early))
+        message = _refused(client.post("/api/submissions", json=payload), 422, "timeline")
+    assert "outside the nonce's lifetime" in message and "entry 1" in message
+
+
+def test_items_out_of_order_are_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        items = make_items()
+        late = datetime.now(UTC) - timedelta(seconds=1) + timedelta(minutes=1)
+        items[0] = items[0].model_copy(update={
+            "started_at": late.isoformat(timespec="milliseconds"),
+            "finished_at": (late + timedelta(milliseconds=50)).isoformat(timespec="milliseconds")})
+        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+                           422, "timeline")
+    assert "entry 2" in message and "before the item recorded ahead" in message
+
+
+def test_impossible_stage_durations_are_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        items = make_items()
+        items[2] = items[2].model_copy(update={"timings": items[2].timings.model_copy(
+            update={"execution_s": 0.0})})
+        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+                           422, "timeline")
+        assert "entry 3" in message and "faster than any sandbox" in message
+        items = make_items()
+        items[1] = items[1].model_copy(update={"timings": items[1].timings.model_copy(
+            update={"total_s": 30.0, "generation_s": 29.0})})
+        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+                           422, "timeline")
+    assert "do not fit its timestamps" in message
+
+
+def test_more_work_than_the_wall_time_allows_is_refused(hub: Hub, user: str) -> None:
+    """Items that each say they took long, all inside a short run with little parallelism."""
+    with hub.client(user) as client:
+        start = datetime.now(UTC) - timedelta(seconds=100)
+        items = [item.model_copy(update={
+            "timings": item.timings.model_copy(update={"total_s": 30.0, "generation_s": 29.0}),
+            "started_at": (start + timedelta(seconds=5 * n)).isoformat(timespec="milliseconds"),
+            "finished_at": (start + timedelta(seconds=5 * n + 31)).isoformat(timespec="milliseconds"),
+        }) for n, item in enumerate(make_items())]
+        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+                           422, "timeline")
+    assert "does not fit" in message and "2 calls in flight" in message
+
+
+@pytest.mark.parametrize("isolation", ["namespaces", "rlimits", None])
+def test_a_weaker_sandbox_is_refused(hub: Hub, user: str, isolation: str | None) -> None:
+    with hub.client(user) as client:
+        message = _refused(client.post("/api/submissions",
+                                       json=make_payload(client, isolation=isolation)),
+                           422, "weak_isolation")
+    assert "weaker than the default" in message
+
+
+def test_results_that_break_the_schema_are_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        payload["results"]["items"][0]["status"] = "brilliant"
+        message = _refused(client.post("/api/submissions", json=payload), 422, "invalid_results")
+        assert "items/0/status" in message
+        _refused(client.post("/api/submissions", json={"nonce": 1}), 422, "invalid_request")
+
+
+def test_the_eleventh_submission_of_a_day_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        for _ in range(hub.config.daily_submissions):
+            assert client.post("/api/submissions", json=make_payload(client)).status_code == 201
+        message = _refused(client.post("/api/submissions", json=make_payload(client)),
+                           429, "daily_limit")
+    assert "10 runs today" in message
+
+
+def test_submitting_needs_a_valid_token(hub: Hub) -> None:
+    with hub.client() as anonymous:
+        _refused(anonymous.post("/api/nonces"), 401, "unauthenticated")
+    with hub.client("r2r_not-a-token") as stranger:
+        _refused(stranger.post("/api/nonces"), 401, "unauthenticated")
+
+
+def test_statistics_that_honest_runs_rarely_produce_are_flagged_not_ranked(
+        hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        perfect = make_payload(client, items=make_items(scores=[100.0] * 6), model="acme/perfect")
+        reply = client.post("/api/submissions", json=perfect).json()
+        few = make_payload(client, items=make_items(3), model="acme/perfect")
+        reply_few = client.post("/api/submissions", json=few).json()
+        board = client.get("/api/leaderboard").json()["rows"]
+    assert reply["status"] == "flagged" and "every item scored 100" in reply["flags"]
+    assert reply_few["status"] == "flagged" and "only 3 scored items" in reply_few["flags"][0]
+    assert all(row["model"] != "acme/perfect" for row in board)
+
+
+def test_a_score_far_from_the_models_history_is_flagged(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        for _ in range(hub.config.history_min):
+            reply = client.post("/api/submissions", json=make_payload(
+                client, items=make_items(scores=[30.0, 35.0, 40.0, 30.0, 35.0, 40.0]),
+                model="acme/steady")).json()
+            assert reply["status"] == "accepted"
+        jump = client.post("/api/submissions", json=make_payload(
+            client, items=make_items(scores=[95.0, 90.0, 95.0, 90.0, 95.0, 90.0]),
+            model="acme/steady")).json()
+    assert jump["status"] == "flagged" and "from this model's mean" in jump["flags"][0]
+
+
+def test_flags_need_a_sign_in_and_an_admin_resolves_them(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        reply = client.post("/api/submissions", json=make_payload(client, model="acme/flagme")).json()
+    with hub.client() as anonymous:
+        _refused(anonymous.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "odd"}),
+                 401, "unauthenticated")
+    reporter = hub.token("reporter")
+    with hub.client(reporter) as client:
+        flag = client.post(f"/api/submissions/{reply['id']}/flags",
+                           json={"reason": "scores look copied"})
+        assert flag.status_code == 201 and flag.json()["status"] == "flagged"
+        rows = client.get("/api/leaderboard").json()["rows"]
+        assert all(row["model"] != "acme/flagme" for row in rows)
+        _refused(client.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+                             json={"action": "dismiss"}), 403, "not_admin")
+    with hub.client(hub.token("admin", admin=True)) as admin:
+        resolved = admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+                              json={"action": "dismiss", "note": "checked the evidence"}).json()
+        assert resolved["status"] == "accepted"
+        assert [h["status"] for h in resolved["history"]] == ["accepted", "flagged", "accepted"]
+        assert resolved["history"][-1]["actor"] == "admin"
+        _refused(admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+                            json={"action": "uphold"}), 409, "already_resolved")
+        second = admin.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "again"})
+        upheld = admin.post(f"/api/admin/flags/{second.json()['id']}/resolve",
+                            json={"action": "uphold", "note": "copied"}).json()
+        assert upheld["status"] == "removed"
+
+
+def test_an_admin_can_rank_a_flagged_submission(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        perfect = make_payload(client, items=make_items(scores=[100.0] * 6), model="acme/genius")
+        reply = client.post("/api/submissions", json=perfect).json()
+    with hub.client(hub.token("admin2", admin=True)) as admin:
+        reviewed = admin.post(f"/api/admin/submissions/{reply['id']}/review",
+                              json={"action": "accept", "note": "reran it ourselves"}).json()
+        rows = admin.get("/api/leaderboard").json()["rows"]
+    assert reviewed["status"] == "accepted"
+    assert any(row["model"] == "acme/genius" for row in rows)
+
+
+def test_the_leaderboard_ranks_by_the_strategy_asked_for(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        for scores in ([50.0, 55.0, 60.0, 50.0, 55.0, 60.0], [70.0, 75.0, 80.0, 70.0, 75.0, 80.0]):
+            client.post("/api/submissions", json=make_payload(
+                client, items=make_items(scores=scores), model="acme/strategy"))
+        rows = {name: next(r for r in client.get(f"/api/leaderboard?strategy={name}").json()["rows"]
+                           if r["model"] == "acme/strategy") for name in ("best", "mean", "latest")}
+        bad = client.get("/api/leaderboard?strategy=worst")
+    assert rows["best"]["score"] == rows["latest"]["score"] == 75.0
+    assert rows["mean"]["score"] == 65.0 and rows["mean"]["count"] == 2
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_request"
+
+
+def test_the_openapi_description_lists_the_api(hub: Hub) -> None:
+    with hub.client() as client:
+        paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/nonces", "/api/submissions", "/api/leaderboard",
+            "/api/submissions/{submission_id}/flags"} <= set(paths)
+
+
+def test_unknown_submissions_and_models_are_404(hub: Hub) -> None:
+    with hub.client() as client:
+        _refused(client.get("/api/submissions/999999"), 404, "not_found")
+        _refused(client.get("/api/models/nobody/none"), 404, "not_found")
+
+
+def test_the_payload_is_kept_as_sent(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        sent = copy.deepcopy(payload)
+        reply = client.post("/api/submissions", json=payload).json()
+        audit = client.get(f"/api/submissions/{reply['id']}/evidence").json()
+    assert audit["results"] == sent["results"]
