@@ -51,6 +51,11 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         evaluator.sandbox.prestart()  # warm while pytest collects
         config.stash[EVALUATOR_KEY] = evaluator
         return
+    target = None
+    if submit_asked(config) and workerinput is None:  # a missing hub or token: before any work
+        from ._submitting import submission_target  # httpx: only to submit
+
+        target = submission_target(config)
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
     finished: list[ItemResult] = []
@@ -89,10 +94,10 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     controller.warnings += [repeats] if repeats else []
     check_outputs(settings, controller.paths)
     submitting = None
-    if submit_asked(config):  # the nonce, before any model call
-        from ._submitting import SubmitPlugin, start_submission  # httpx: only to submit
+    if target is not None:  # the nonce, before any model call
+        from ._submitting import SubmitPlugin, start_submission  # as submission_target
 
-        submitting = SubmitPlugin(controller, start_submission(config, controller))
+        submitting = SubmitPlugin(controller, start_submission(target, controller))
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin  # imports the report: only a controller needs it
 

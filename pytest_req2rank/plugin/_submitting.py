@@ -16,19 +16,25 @@ EXIT_SUBMISSION_FAILED = 7
 """As an output that could not be written: the run is kept, its submission was not taken."""
 
 
-def start_submission(config: pytest.Config, controller: Controller) -> RunSubmission:
-    """Fetch the run's nonce (on the controller, before any model call); a missing hub,
-    token or an unreachable hub is a one-line usage error, before any cost."""
+def submission_target(config: pytest.Config) -> tuple[str, str]:
+    """The hub's URL and token; a missing one is a one-line usage error, checked first."""
     url = (config.getoption(SUBMIT_DEST) or os.environ.get(URL_ENV, "")).strip()
     if not url:
         raise SettingsError(f"--r2r-submit: no hub URL; pass --r2r-submit=URL or set {URL_ENV}")
     if not url.startswith(("http://", "https://")):
         raise SettingsError(f"--r2r-submit={url}: expected the hub's http:// or https:// URL")
     try:
-        token = hub_token(url, config.getoption(HUB_TOKEN_DEST))
-        submission = RunSubmission(url, token, controller.plan.run_id)
+        return url, hub_token(url, config.getoption(HUB_TOKEN_DEST))
     except SubmitError as exc:
         raise SettingsError(f"--r2r-submit: {exc}") from None
+
+
+def start_submission(target: tuple[str, str], controller: Controller) -> RunSubmission:
+    """Fetch the run's nonce (on the controller, before any model call); an unreachable hub
+    is a one-line usage error, before any cost."""
+    url, token = target
+    try:
+        submission = RunSubmission(url, token, controller.plan.run_id)
     except HubError as exc:
         raise SettingsError(f"--r2r-submit: could not fetch a nonce: {exc}; the run needs one "
                             "before it starts (retry when the hub answers, or run without "
