@@ -6,7 +6,6 @@ import hashlib
 import secrets
 
 import httpx
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 

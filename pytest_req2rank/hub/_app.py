@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from slowapi import Limiter
 from slowapi.errors import RateLimitExceeded
 from slowapi.util import get_remote_address
-from sqlalchemy.orm import Session
 
 from .. import __version__
-from ._accounts import create_token, github_user, user_for_token
+from ._accounts import create_token, github_user
 from ._board import leaderboard, model_submissions, submission_details, submission_summary
 from ._config import HubConfig
 from ._database import aware, make_engine, session_factory
+from ._deps import Db, Me
 from ._errors import Refused
 from ._limits import BodyLimit
 from ._moderation import flag_submission, resolve_flag, review_submission
 from ._nonces import issue_nonce
 from ._receipts import Signer
 from ._submissions import submit
-from ._tables import Submission, User
+from ._tables import Submission
 
 
 class SubmissionIn(BaseModel):
@@ -49,28 +48,6 @@ class ResolutionIn(BaseModel):
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-def database(request: Request) -> Iterator[Session]:
-    with request.app.state.sessions() as session:
-        yield session
-
-
-Db = Annotated[Session, Depends(database)]
-
-
-def signed_in(session: Db, authorization: Annotated[str | None, Header()] = None) -> User:
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Refused(401, "unauthenticated", "sign in: send 'Authorization: Bearer TOKEN' "
-                      "(a token from `req2rank-hub token create USER` or `req2rank login`)")
-    user = user_for_token(session, token.strip())
-    if user is None:
-        raise Refused(401, "unauthenticated", "unknown or revoked token; sign in again")
-    return user
-
-
-Me = Annotated[User, Depends(signed_in)]
 
 
 def create_app(config: HubConfig) -> FastAPI:
@@ -208,4 +185,7 @@ def create_app(config: HubConfig) -> FastAPI:
         return submission_details(session, review_submission(session, user, submission_id,
                                                               body.action, body.note))
 
+    from ._pages import pages  # Jinja2's templates: loaded with the app
+
+    app.include_router(pages)
     return app

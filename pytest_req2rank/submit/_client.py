@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -30,7 +30,7 @@ class HubClient:
         self._http = httpx.Client(base_url=self.url, timeout=TIMEOUT_S, transport=transport,
                                   headers={"Authorization": f"Bearer {token}"})
 
-    def __enter__(self) -> HubClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:

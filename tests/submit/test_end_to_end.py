@@ -97,11 +97,11 @@ def test_submitting_without_a_hub_or_a_token_is_a_usage_error(
     monkeypatch.setenv("R2R_CONFIG_DIR", str(tmp_path / "config"))
     no_url = pytester.runpytest("--r2r-submit", *ARGS)
     assert no_url.ret == pytest.ExitCode.USAGE_ERROR
-    no_url.stderr.fnmatch_lines(["ERROR: --r2r-submit: no hub URL; pass --r2r-submit=URL or "
-                                 "set R2R_HUB_URL"])
+    no_url.stderr.fnmatch_lines([("ERROR: --r2r-submit: no hub URL; pass --r2r-submit=URL or "
+                                  "set R2R_HUB_URL")])
     no_token = pytester.runpytest(f"--r2r-submit={hub.url}", *ARGS)
     no_token.stderr.fnmatch_lines([f"ERROR: --r2r-submit: no token for the hub {hub.url}: *"])
     down = pytester.runpytest("--r2r-submit=http://127.0.0.1:9", "--r2r-hub-token=t", *ARGS)
-    down.stderr.fnmatch_lines(["ERROR: --r2r-submit: could not fetch a nonce: no answer from "
-                               "the hub http://127.0.0.1:9 *"])
+    down.stderr.fnmatch_lines([("ERROR: --r2r-submit: could not fetch a nonce: no answer from "
+                                "the hub http://127.0.0.1:9 *")])
     assert not (pytester.path / ".req2rank" / "req2rank.db").exists()  # nothing ran

@@ -11,12 +11,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import httpx
 import pytest
 import uvicorn
-from urllib.parse import parse_qs
-
 from fastapi import FastAPI, Header, Request
 from hub_server import Hub, free_port, running_hub
 
