@@ -149,3 +149,70 @@ def make_payload(client: httpx.Client, *, items: list[ItemResult] | None = None,
     results = make_document(items, run_id=run_id, **document)
     return {"nonce": nonce["nonce"], "results": results.model_dump(mode="json"),
             "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], items)}
+
+
+def _postgres_bin() -> Path | None:
+    """PostgreSQL's server binaries: ``$R2R_TEST_PG_BIN``, else Debian's newest."""
+    import glob
+    import os
+
+    given = os.environ.get("R2R_TEST_PG_BIN")
+    found = [Path(given)] if given else [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"))]
+    return next((path for path in reversed(found) if (path / "initdb").exists()), None)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server of this session, in a temporary directory; as root, run as the
+    unprivileged ``nobody`` (initdb and postgres refuse root)."""
+    import os
+    import pwd
+    import shutil
+    import subprocess
+    import tempfile
+
+    binaries = _postgres_bin()
+    if binaries is None:
+        pytest.skip("PostgreSQL is not installed (.ci/postgres.sh installs Debian's postgresql)")
+    base = Path(tempfile.mkdtemp(prefix="r2r-pg-"))
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        os.chown(base, nobody.pw_uid, nobody.pw_gid)
+        prefix = ["runuser", "-u", "nobody", "--"]
+    data = base / "data"
+    initdb = subprocess.run([*prefix, str(binaries / "initdb"), "-D", str(data), "-U", "postgres",
+                             "--auth=trust", "-E", "UTF8", "--no-sync"],
+                            capture_output=True, text=True, check=False)
+    if initdb.returncode:
+        shutil.rmtree(base, ignore_errors=True)
+        pytest.skip(f"initdb failed: {initdb.stderr.strip().splitlines()[-1:]}")
+    port = free_port()
+    with open(base / "server.log", "w") as log:
+        server = subprocess.Popen([*prefix, str(binaries / "postgres"), "-D", str(data), "-p",
+                                   str(port), "-k", str(base), "-h", "127.0.0.1", "-F"],
+                                  stdout=log, stderr=subprocess.STDOUT)
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    import psycopg
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres").close()
+            break
+        except psycopg.OperationalError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                log_text = (base / "server.log").read_text()[-500:]
+                shutil.rmtree(base, ignore_errors=True)
+                pytest.fail(f"PostgreSQL did not start: {log_text}")
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(base, ignore_errors=True)
