@@ -78,9 +78,10 @@ class Submission(Base):
     status: Mapped[str] = mapped_column(String(20), index=True)
     flags_reasons: Mapped[list[Any]] = mapped_column(JSON)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    document: Mapped[dict[str, Any]] = mapped_column(JSON)
-    evidence: Mapped[list[Any]] = mapped_column(JSON)
-    receipt: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # Large: loaded only when read (the leaderboard reads none of them).
+    document: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
+    evidence: Mapped[list[Any]] = mapped_column(JSON, deferred=True)
+    receipt: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
 
 
 class StatusChange(Base):
