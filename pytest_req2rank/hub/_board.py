@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ._database import aware
-from ._submissions import RANKED
+from ._submissions import RANKED_STATUSES
 from ._tables import Flag, StatusChange, Submission, User
 
 Strategy = Literal["best", "mean", "latest"]
@@ -20,7 +20,7 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
                 sort: SortKey = "score", limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
     """One row per model over its accepted submissions: its score by ``strategy`` (best,
     mean or latest), best, mean and latest, their count and the mean CI95 width."""
-    query = select(Submission).where(Submission.status == RANKED)
+    query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
     by_model: dict[str, list[Submission]] = defaultdict(list)

@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from ._database import now
 from ._errors import Refused
-from ._submissions import RANKED, record_status
+from ._submissions import RANKED, RANKED_STATUSES, record_status
 from ._tables import AdminAction, Flag, Submission, User
 
 Resolution = str  # "uphold" (the submission is removed) or "dismiss"
@@ -24,7 +24,7 @@ def flag_submission(session: Session, user: User, submission_id: int, reason: st
     flag = Flag(submission_id=submission.id, user_id=user.id, reason=reason[:2000],
                 created_at=now())
     session.add(flag)
-    if submission.status == RANKED:
+    if submission.status in RANKED_STATUSES:
         record_status(session, submission, "flagged", f"reported by {user.name}: {reason[:200]}",
                       user.name)
     session.commit()

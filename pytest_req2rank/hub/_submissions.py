@@ -25,7 +25,10 @@ from ._receipts import Signer
 from ._tables import StatusChange, Submission, User
 
 RANKED = "accepted"
-"""The one status the leaderboard ranks; ``flagged`` waits for review, ``removed`` is out."""
+"""What a submission that passed every check is; ``flagged`` waits for review."""
+RANKED_STATUSES = (RANKED, "verified")
+"""The statuses the leaderboard ranks (``verified``: replayed by the hub and matched);
+``flagged``, ``disputed`` and ``removed`` are not ranked."""
 
 
 def submit(session: Session, user: User, payload: Any, config: HubConfig,
@@ -57,7 +60,7 @@ def submit(session: Session, user: User, payload: Any, config: HubConfig,
     check_aggregates(document)
     check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)
     history = list(session.scalars(select(Submission.overall).where(
-        Submission.model == document.run.model, Submission.status == RANKED)))
+        Submission.model == document.run.model, Submission.status.in_(RANKED_STATUSES))))
     flags = statistical_flags(document, history, config)
     summary = document.summary
     assert summary.overall_score is not None  # check_aggregates refuses a run without one

@@ -23,6 +23,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--public-url", help="The hub's address as users reach it, behind a "
                        "proxy (env R2R_HUB_PUBLIC_URL)")
     commands.add_parser("migrate", help="Create or upgrade the database's tables")
+    again = commands.add_parser("reverify", help="Replay a submission's requirements from its "
+                                "seed with its answers, and mark it verified or disputed")
+    again.add_argument("submission", type=int)
+    again.add_argument("--sample", type=int, help="Compare N items chosen at random (default: all)")
     token = commands.add_parser("token", help="API tokens")
     token_commands = token.add_subparsers(dest="token_command", required=True)
     create = token_commands.add_parser("create", help="Create a token for USER (created when new)")
@@ -51,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "token":
             return _create_token(config, args.user, args.admin)
+        if args.command == "reverify":
+            return _reverify(config, args.submission, args.sample)
         migrate(config.database_url)
     except (SQLAlchemyError, OSError) as exc:
         print(f"req2rank-hub: database {_shown(config.database_url)}: "
@@ -76,6 +82,28 @@ def _create_token(config: HubConfig, user: str, admin: bool) -> int:
     engine.dispose()
     print(token)
     return 0
+
+
+def _reverify(config: HubConfig, submission_id: int, sample: int | None) -> int:
+    from ._database import make_engine, migrate, session_factory
+    from ._errors import Refused
+    from ._reverify import reverify_submission
+
+    migrate(config.database_url)
+    engine = make_engine(config.database_url)
+    try:
+        with session_factory(engine)() as session:
+            outcome = reverify_submission(session, submission_id, sample=sample)
+    except Refused as exc:
+        print(f"req2rank-hub: {exc.message}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    print(f"req2rank-hub: submission {submission_id}: {outcome.status} "
+          f"({outcome.compared} items compared)")
+    for reason in outcome.reasons:
+        print(f"  {reason}")
+    return 0 if outcome.status == "verified" else 1
 
 
 def _shown(url: str) -> str:
