@@ -17,7 +17,7 @@ from ._accounts import create_token, github_user
 from ._board import leaderboard, model_submissions, submission_details, submission_summary
 from ._config import HubConfig
 from ._database import aware, make_engine, session_factory
-from ._deps import Db, Me
+from ._deps import Db, Me, RowId
 from ._errors import Refused
 from ._limits import BodyLimit
 from ._moderation import flag_submission, resolve_flag, review_submission
@@ -150,7 +150,7 @@ def create_app(config: HubConfig) -> FastAPI:
 
     @app.get("/api/submissions/{submission_id}", tags=["read"])
     @public
-    def submission(request: Request, submission_id: int, session: Db) -> dict[str, Any]:
+    def submission(request: Request, submission_id: RowId, session: Db) -> dict[str, Any]:
         """One submission: scores, status history, reports, receipt."""
         found = session.get(Submission, submission_id)
         if found is None:
@@ -159,7 +159,7 @@ def create_app(config: HubConfig) -> FastAPI:
 
     @app.get("/api/submissions/{submission_id}/evidence", tags=["read"])
     @public
-    def evidence(request: Request, submission_id: int, session: Db) -> dict[str, Any]:
+    def evidence(request: Request, submission_id: RowId, session: Db) -> dict[str, Any]:
         """The submitted results and evidence chain, for anyone to audit."""
         found = session.get(Submission, submission_id)
         if found is None:
@@ -167,20 +167,20 @@ def create_app(config: HubConfig) -> FastAPI:
         return {"results": found.document, "evidence": found.evidence}
 
     @app.post("/api/submissions/{submission_id}/flags", status_code=201, tags=["moderation"])
-    def report(submission_id: int, body: FlagIn, session: Db, user: Me) -> dict[str, Any]:
+    def report(submission_id: RowId, body: FlagIn, session: Db, user: Me) -> dict[str, Any]:
         """Report a submission (signed in); it leaves the ranking until an admin resolves it."""
         flag = flag_submission(session, user, submission_id, body.reason)
         return {"id": flag.id, "submission_id": submission_id, "status":
                 session.get(Submission, submission_id).status}  # type: ignore[union-attr]
 
     @app.post("/api/admin/flags/{flag_id}/resolve", tags=["moderation"])
-    def resolve(flag_id: int, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:
+    def resolve(flag_id: RowId, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:
         """An admin upholds (removes the submission) or dismisses a report."""
         resolved = resolve_flag(session, user, flag_id, body.action, body.note)
         return submission_details(session, resolved)
 
     @app.post("/api/admin/submissions/{submission_id}/review", tags=["moderation"])
-    def review(submission_id: int, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:
+    def review(submission_id: RowId, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:
         """An admin accepts (ranks) or removes a submission the hub's checks flagged."""
         return submission_details(session, review_submission(session, user, submission_id,
                                                               body.action, body.note))

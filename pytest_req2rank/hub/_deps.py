@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 from sqlalchemy.orm import Session
 
 from ._accounts import user_for_token
@@ -33,3 +33,7 @@ def signed_in(session: Db, authorization: Annotated[str | None, Header()] = None
 
 
 Me = Annotated[User, Depends(signed_in)]
+
+
+RowId = Annotated[int, Path(ge=1, le=2**62, description="A row's id")]
+"""A submission's or report's id in a path (bounded: databases store 64-bit integers)."""

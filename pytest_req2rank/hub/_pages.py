@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from ._board import leaderboard, model_submissions, submission_details
-from ._deps import Db
+from ._deps import Db, RowId
 from ._errors import Refused
 from ._tables import Submission
 
@@ -37,7 +37,7 @@ def model_page(request: Request, model: str, session: Db) -> Any:
 
 
 @pages.get("/submissions/{submission_id}", response_class=HTMLResponse)
-def submission_page(request: Request, submission_id: int, session: Db) -> Any:
+def submission_page(request: Request, submission_id: RowId, session: Db) -> Any:
     found = session.get(Submission, submission_id)
     if found is None:
         raise Refused(404, "not_found", f"no submission {submission_id}")
