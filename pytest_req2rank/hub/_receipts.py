@@ -17,18 +17,11 @@ class Signer:
     """Signs receipts with the hub's key, created (mode 0600) on first use."""
 
     def __init__(self, path: Path) -> None:
-        if path.exists():
-            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-            if not isinstance(key, Ed25519PrivateKey):
-                raise ValueError(f"{path}: not an Ed25519 private key; remove it to make a new one")
-        else:
-            key = Ed25519PrivateKey.generate()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption())
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(pem)
+        if not path.exists():
+            _create_key(path)
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ValueError(f"{path}: not an Ed25519 private key; remove it to make a new one")
         self._key = key
         raw = key.public_key().public_bytes(serialization.Encoding.Raw,
                                             serialization.PublicFormat.Raw)
@@ -41,6 +34,25 @@ class Signer:
         body = {**receipt, "key_id": self.key_id}
         signature = self._key.sign(canonical_json(body))
         return {**body, "signature": base64.b64encode(signature).decode("ascii")}
+
+
+def _create_key(path: Path) -> None:
+    """Write a new key, readable by the owner only; another process creating it at the same
+    moment wins (its key is the one read)."""
+    key = Ed25519PrivateKey.generate()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(pem)
+    try:
+        os.link(temporary, path)  # fails when another process made the key first
+    except FileExistsError:
+        pass
+    finally:
+        temporary.unlink()
 
 
 def verify_receipt(receipt: dict[str, Any], public_key: str) -> bool:

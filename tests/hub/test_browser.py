@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from hub_server import Hub, make_items, make_payload
 
+pytestmark = pytest.mark.slow  # a browser start
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 

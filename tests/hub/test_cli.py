@@ -48,3 +48,14 @@ def test_an_unreachable_database_is_one_line(tmp_path: Path, capsys: pytest.Capt
     assert main(["--database-url", f"sqlite:///{blocker}/sub/hub.db", "migrate"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("req2rank-hub: database sqlite:///") and "\n" not in err
+
+
+def test_the_signing_key_is_made_once_readable_by_its_owner_only(tmp_path: Path) -> None:
+    import stat
+
+    from pytest_req2rank.hub._receipts import Signer
+
+    first, again = Signer(tmp_path / "key.pem"), Signer(tmp_path / "key.pem")
+    assert first.public_key == again.public_key
+    assert stat.S_IMODE((tmp_path / "key.pem").stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["key.pem"]

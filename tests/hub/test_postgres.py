@@ -11,6 +11,8 @@ from sqlalchemy import create_engine, inspect
 
 from pytest_req2rank.hub._tables import Base
 
+pytestmark = pytest.mark.slow  # a PostgreSQL server of its own
+
 
 @pytest.fixture(scope="module")
 def pg_hub(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:  # noqa: F811

@@ -56,6 +56,7 @@ def test_a_run_submitted_to_the_hub_is_ranked(pytester: pytest.Pytester, hub: Hu
     assert kept.status == "accepted" and kept.receipt == details["receipt"]
 
 
+@pytest.mark.slow  # a benchmark run of its own; the fast set keeps the accepted one
 def test_a_run_with_one_score_edited_is_refused(pytester: pytest.Pytester, hub: Hub, user: str
                                                 ) -> None:
     pytester.makeconftest(EDIT_ONE_SCORE)
@@ -71,6 +72,7 @@ def test_a_run_with_one_score_edited_is_refused(pytester: pytest.Pytester, hub: 
     assert all(run["run_id"] != _run_id(output) for run in mine)
 
 
+@pytest.mark.slow  # a benchmark run of its own; the fast set keeps the accepted one
 def test_a_failed_submission_is_kept_and_the_retry_command_sends_it(
         pytester: pytest.Pytester, hub: Hub, user: str, monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makeconftest(HUB_GONE)
@@ -89,6 +91,7 @@ def test_a_failed_submission_is_kept_and_the_retry_command_sends_it(
     assert outcome.status == "accepted" and outcome.url and outcome.receipt
 
 
+@pytest.mark.slow  # a benchmark run of its own; the fast set keeps the accepted one
 def test_submitting_without_a_hub_or_a_token_is_a_usage_error(
         pytester: pytest.Pytester, hub: Hub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         ) -> None:
