@@ -142,10 +142,10 @@ def verify_items(entries: Sequence[dict[str, Any]], items: Sequence[ItemResult]
         if item_id in seen:
             return ChainMismatch(entry["index"], "the item is in the chain twice", item_id)
         seen.add(item_id)
-        item = by_id.get(item_id)
-        if item is None:
+        found = by_id.get(item_id)
+        if found is None:
             return ChainMismatch(entry["index"], "the results hold no such item", item_id)
-        expected = {"index": entry["index"], "prev": entry["prev"], **item_entry(item)}
+        expected = {"index": entry["index"], "prev": entry["prev"], **item_entry(found)}
         differing = sorted(key for key in expected.keys() | entry.keys()
                            if key != "hash" and expected.get(key) != entry.get(key))
         if differing:

@@ -32,7 +32,7 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
         widths = [run.ci_high - run.ci_low for run in runs
                   if run.ci_high is not None and run.ci_low is not None]
         latest = runs[-1]
-        row = {
+        row: dict[str, Any] = {
             "model": model, "best": max(scores), "mean": round(sum(scores) / len(scores), 2),
             "latest": latest.overall, "count": len(runs),
             "ci_width": round(sum(widths) / len(widths), 2) if widths else None,

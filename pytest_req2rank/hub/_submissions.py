@@ -57,6 +57,7 @@ def submit(session: Session, user: User, payload: Any, config: HubConfig,
     document = parse_results(data)
     check_isolation(document)
     check_evidence(evidence, document, nonce_value)
+    assert isinstance(evidence, list)  # check_evidence refuses anything else
     check_aggregates(document)
     check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)
     history = list(session.scalars(select(Submission.overall).where(

@@ -38,9 +38,13 @@ def _run_id(output: str) -> str:
     return found.group(1)
 
 
-def test_a_run_submitted_to_the_hub_is_ranked(pytester: pytest.Pytester, hub: Hub, user: str
-                                              ) -> None:
-    result = pytester.runpytest(f"--r2r-submit={hub.url}", f"--r2r-hub-token={user}", *ARGS)
+@pytest.mark.parametrize("xdist", [pytest.param([], id="serial"),
+                                   pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)])
+def test_a_run_submitted_to_the_hub_is_ranked(pytester: pytest.Pytester, hub: Hub, user: str,
+                                              xdist: list[str]) -> None:
+    """Under xdist the items reach the chain from the workers' reports, on the controller."""
+    result = pytester.runpytest(f"--r2r-submit={hub.url}", f"--r2r-hub-token={user}", *ARGS,
+                                *xdist)
     output = result.stdout.str()
     assert result.ret == 0, output
     line = next(line for line in output.splitlines() if line.startswith("req2rank: submission:"))
