@@ -26,6 +26,9 @@ class HubConfig:
     nonce_ttl_s: int = 6 * 3600
     max_open_nonces: int = 3
     daily_submissions: int = 10
+    daily_refusals: int = 30
+    """Refused submissions a user may make a day before the hub stops checking theirs (a
+    forger probing the checks)."""
     max_payload_bytes: int = 20 * 1024 * 1024
     public_rate: str = "120/minute"
     """Requests per client address on the endpoints that need no sign-in (slowapi syntax)."""
@@ -49,7 +52,8 @@ class HubConfig:
         values["key_path"] = Path(env.get("R2R_HUB_KEY", str(directory / "signing-key.pem")))
         values["public_url"] = env.get("R2R_HUB_PUBLIC_URL", "")
         for name, kind in (("nonce_ttl_s", int), ("max_open_nonces", int),
-                           ("daily_submissions", int), ("max_payload_bytes", int),
+                           ("daily_submissions", int), ("daily_refusals", int),
+                           ("max_payload_bytes", int),
                            ("clock_skew_s", float)):
             raw = env.get("R2R_HUB_" + name.upper().removesuffix("_S"))
             if raw:

@@ -22,7 +22,7 @@ from ._database import aware, now
 from ._errors import Refused
 from ._nonces import usable_nonce
 from ._receipts import Signer
-from ._tables import StatusChange, Submission, User
+from ._tables import Refusal, StatusChange, Submission, User
 
 RANKED = "accepted"
 """What a submission that passed every check is; ``flagged`` waits for review."""
@@ -34,8 +34,22 @@ RANKED_STATUSES = (RANKED, "verified")
 def submit(session: Session, user: User, payload: Any, config: HubConfig,
            signer: Signer) -> tuple[Submission, bool]:
     """Check and keep a submission; returns it and whether it is new (False: a retry of one
-    already kept, answered with the same receipt). Refuses with the first check that fails."""
+    already kept, answered with the same receipt). Refuses with the first check that fails,
+    and logs the refusal."""
     received_at = now()
+    try:
+        return _checked(session, user, payload, config, signer, received_at)
+    except Refused as exc:
+        session.rollback()
+        if exc.code not in ("daily_limit", "refusal_limit"):
+            session.add(Refusal(user_id=user.id, code=exc.code, message=exc.message[:2000],
+                                at=received_at))
+            session.commit()
+        raise
+
+
+def _checked(session: Session, user: User, payload: Any, config: HubConfig, signer: Signer,
+             received_at: datetime) -> tuple[Submission, bool]:
     if not isinstance(payload, dict):
         raise Refused(422, "invalid_payload", "expected a JSON object with nonce, results, evidence")
     nonce_value, data, evidence = payload.get("nonce"), payload.get("results"), payload.get("evidence")
@@ -58,6 +72,7 @@ def submit(session: Session, user: User, payload: Any, config: HubConfig,
     check_isolation(document)
     check_evidence(evidence, document, nonce_value)
     assert isinstance(evidence, list)  # check_evidence refuses anything else
+    check_nonce_entry(evidence[0], aware(nonce.issued_at))
     check_aggregates(document)
     check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)
     history = list(session.scalars(select(Submission.overall).where(
@@ -91,8 +106,15 @@ def submit(session: Session, user: User, payload: Any, config: HubConfig,
 
 
 def check_daily_limit(session: Session, user: User, moment: datetime, config: HubConfig) -> None:
-    """At most ``daily_submissions`` per user per UTC day, by the hub's receive time."""
+    """At most ``daily_submissions`` kept and ``daily_refusals`` refused per user per UTC day,
+    by the hub's receive time."""
     day = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    refused = session.scalar(select(func.count(Refusal.id)).where(
+        Refusal.user_id == user.id, Refusal.at >= day)) or 0
+    if refused >= config.daily_refusals:
+        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
+        raise Refused(429, "refusal_limit", f"{user.name} has had {refused} submissions refused "
+                      f"today (UTC); the hub checks no more of theirs until {reset}")
     count = session.scalar(select(func.count(Submission.id)).where(
         Submission.user_id == user.id, Submission.received_at >= day)) or 0
     if count >= config.daily_submissions:
@@ -106,3 +128,16 @@ def record_status(session: Session, submission: Submission, status: str, reason:
     submission.status = status
     session.add(StatusChange(submission_id=submission.id, status=status, reason=reason,
                              actor=actor, at=now()))
+
+
+def check_nonce_entry(entry: dict[str, Any], issued_at: datetime) -> None:
+    """The chain's first entry records the nonce's issue time as the hub gave it."""
+    try:
+        recorded = datetime.fromisoformat(str(entry.get("issued_at")))
+        same = recorded.tzinfo is not None and abs((recorded - issued_at).total_seconds()) < 0.01
+    except ValueError:
+        same = False
+    if not same:
+        raise Refused(422, "evidence_mismatch", f"evidence entry 0: the nonce was issued at "
+                      f"{issued_at.isoformat(timespec='milliseconds')}, the chain says "
+                      f"{entry.get('issued_at')!r}")

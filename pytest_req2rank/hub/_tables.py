@@ -122,3 +122,15 @@ class AdminAction(Base):
     target: Mapped[str] = mapped_column(String(100))
     note: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Refusal(Base):
+    """A submission the hub refused, logged: the user, when, which check and why."""
+
+    __tablename__ = "refusals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    code: Mapped[str] = mapped_column(String(40))
+    message: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -343,3 +343,26 @@ def test_the_payload_is_kept_as_sent(hub: Hub, user: str) -> None:
         reply = client.post("/api/submissions", json=payload).json()
         audit = client.get(f"/api/submissions/{reply['id']}/evidence").json()
     assert audit["results"] == sent["results"]
+
+
+def test_a_chain_that_misstates_when_its_nonce_was_issued_is_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        nonce = fresh_nonce(client)
+        earlier = {**nonce, "issued_at": "2026-01-01T00:00:00.000+00:00"}
+        message = _refused(client.post("/api/submissions",
+                                       json=make_payload(client, nonce=earlier)),
+                           422, "evidence_mismatch")
+    assert message.startswith("evidence entry 0: the nonce was issued at")
+
+
+def test_refusals_are_logged_and_a_user_probing_the_checks_is_stopped(hub: Hub, user: str
+                                                                      ) -> None:
+    unknown = {"nonce": "nonce-0-000000000000000000000000",
+               "issued_at": "2026-01-01T00:00:00.000+00:00"}
+    with hub.client(user) as client:
+        for _ in range(hub.config.daily_refusals):
+            _refused(client.post("/api/submissions", json=make_payload(client, nonce=unknown)),
+                     400, "unknown_nonce")
+        message = _refused(client.post("/api/submissions", json=make_payload(client)),
+                           429, "refusal_limit")
+    assert f"{hub.config.daily_refusals} submissions refused today" in message
