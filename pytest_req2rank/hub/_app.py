@@ -131,12 +131,14 @@ def create_app(config: HubConfig) -> FastAPI:
     def board(request: Request, session: Db,
               strategy: Literal["best", "mean", "latest"] = "best",
               suite: str | None = None,
+              complexity: Literal["C1", "C2", "C3", "C4", "mixed", "none"] | None = None,
               sort: Literal["score", "count", "ci_width", "model"] = "score",
               limit: Annotated[int, Query(ge=1, le=500)] = 100,
               offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
-        """Models ranked over their accepted submissions."""
-        rows = leaderboard(session, strategy=strategy, suite=suite, sort=sort, limit=limit,
-                           offset=offset)
+        """Models ranked over their accepted (and verified) submissions; ``complexity``: runs
+        of that one complexity only, or ``mixed`` ones."""
+        rows = leaderboard(session, strategy=strategy, suite=suite, complexity=complexity,
+                           sort=sort, limit=limit, offset=offset)
         return {"strategy": strategy, "sort": sort, "rows": rows}
 
     @app.get("/api/models/{model:path}", tags=["read"])

@@ -16,16 +16,25 @@ Strategy = Literal["best", "mean", "latest"]
 SortKey = Literal["score", "count", "ci_width", "model"]
 
 
+def complexity_label(mix: dict[str, Any]) -> str:
+    """A run's complexity: its one complexity (``C1``-``C4``, ``none`` for static suites),
+    or ``mixed``."""
+    return next(iter(mix)) if len(mix) == 1 else "mixed"
+
+
 def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | None = None,
-                sort: SortKey = "score", limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-    """One row per model over its accepted submissions: its score by ``strategy`` (best,
-    mean or latest), best, mean and latest, their count and the mean CI95 width."""
+                complexity: str | None = None, sort: SortKey = "score", limit: int = 100,
+                offset: int = 0) -> list[dict[str, Any]]:
+    """One row per model over its ranked submissions (of ``suite`` and ``complexity`` when
+    given): its score by ``strategy`` (best, mean or latest), best, mean and latest, their
+    count and the mean CI95 width."""
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
     by_model: dict[str, list[Submission]] = defaultdict(list)
     for submission in session.scalars(query.order_by(Submission.received_at, Submission.id)):
-        by_model[submission.model].append(submission)
+        if complexity is None or complexity_label(submission.complexity) == complexity:
+            by_model[submission.model].append(submission)
     rows = []
     for model, runs in by_model.items():
         scores = [run.overall for run in runs]
@@ -60,7 +69,8 @@ def submission_summary(session: Session, submission: Submission) -> dict[str, An
         "status": submission.status, "overall": submission.overall,
         "ci95": [submission.ci_low, submission.ci_high], "dimensions": submission.dimensions,
         "agreement": submission.agreement, "isolation": submission.isolation,
-        "complexity": submission.complexity, "items": submission.items,
+        "complexity": submission.complexity,
+        "complexity_label": complexity_label(submission.complexity), "items": submission.items,
         "flags": submission.flags_reasons,
         "received_at": aware(submission.received_at).isoformat(timespec="seconds"),
     }

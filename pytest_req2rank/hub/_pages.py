@@ -22,10 +22,13 @@ pages = APIRouter(include_in_schema=False)
 def leaderboard_page(request: Request, session: Db,
                      strategy: Literal["best", "mean", "latest"] = "best",
                      sort: Literal["score", "count", "ci_width", "model"] = "score",
-                     suite: str | None = None) -> Any:
-    rows = leaderboard(session, strategy=strategy, sort=sort, suite=suite or None)
+                     suite: str | None = None,
+                     complexity: Literal["", "C1", "C2", "C3", "C4", "mixed", "none"] = "") -> Any:
+    rows = leaderboard(session, strategy=strategy, sort=sort, suite=suite or None,
+                       complexity=complexity or None)
     return templates.TemplateResponse(request, "leaderboard.html", {
-        "rows": rows, "strategy": strategy, "sort": sort, "suite": suite})
+        "rows": rows, "strategy": strategy, "sort": sort, "suite": suite,
+        "complexity": complexity})
 
 
 @pages.get("/models/{model:path}", response_class=HTMLResponse)

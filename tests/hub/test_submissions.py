@@ -366,3 +366,17 @@ def test_refusals_are_logged_and_a_user_probing_the_checks_is_stopped(hub: Hub, 
         message = _refused(client.post("/api/submissions", json=make_payload(client)),
                            429, "refusal_limit")
     assert f"{hub.config.daily_refusals} submissions refused today" in message
+
+
+def test_the_leaderboard_filters_by_complexity(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        hard = [item.model_copy(update={"complexity": "C4"}) for item in make_items()]
+        client.post("/api/submissions", json=make_payload(client, items=hard, model="cx/hard"))
+        client.post("/api/submissions", json=make_payload(client, model="cx/mixed"))
+        c4 = {row["model"] for row in client.get("/api/leaderboard?complexity=C4").json()["rows"]}
+        mixed = {row["model"] for row in
+                 client.get("/api/leaderboard?complexity=mixed").json()["rows"]}
+        page = client.get("/?complexity=C4").text
+    assert "cx/hard" in c4 and "cx/mixed" not in c4
+    assert "cx/mixed" in mixed and "cx/hard" not in mixed
+    assert 'data-model="cx/hard"' in page and 'data-model="cx/mixed"' not in page
