@@ -145,6 +145,8 @@ def make_payload(client: httpx.Client, *, items: list[ItemResult] | None = None,
     """A consistent submission: a fresh nonce, the results of ``items`` and their chain."""
     nonce = nonce or fresh_nonce(client)
     items = items if items is not None else make_items()
+    if "model" in document:  # the items are the run's model's
+        items = [item.model_copy(update={"model": document["model"]}) for item in items]
     run_id = document.pop("run_id", f"run-{next(_runs)}")
     results = make_document(items, run_id=run_id, **document)
     return {"nonce": nonce["nonce"], "results": results.model_dump(mode="json"),

@@ -40,6 +40,14 @@ def parse_results(data: Any) -> ResultsDocument:
     return ResultsDocument.model_validate(data)
 
 
+def check_consistency(document: ResultsDocument) -> None:
+    """Every item is of the run's model."""
+    other = next((item for item in document.items if item.model != document.run.model), None)
+    if other is not None:
+        raise Refused(422, "invalid_results", f"item {other.item_id} is of model {other.model!r}"
+                      f", the run of {document.run.model!r}; submit one model's run")
+
+
 def check_isolation(document: ResultsDocument) -> None:
     level = document.run.isolation
     if level is None or level in WEAK_ISOLATION:
@@ -172,6 +180,9 @@ def statistical_flags(document: ResultsDocument, history: Sequence[float],
     elif summary.ci95 is not None and summary.ci95.high - summary.ci95.low < 1e-9 \
             and len(items) < 30:
         flags.append(f"a CI95 of zero width over {len(items)} items: every item scored the same")
+    if summary.items_total < summary.items_planned:
+        flags.append(f"{summary.items_planned - summary.items_total} of {summary.items_planned} "
+                     "planned items have no result")
     if scores and all(score >= 100.0 for score in scores):
         flags.append("every item scored 100")
     panels = [item.panel for item in items if item.panel and item.panel.n_judges >= 2]

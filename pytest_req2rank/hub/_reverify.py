@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ..models import STATIC_JUDGE
+from ..suites import DynamicOptions, load_suite
 from ._errors import Refused
 from ._submissions import RANKED_STATUSES, record_status
 from ._tables import Submission
@@ -51,6 +52,8 @@ def replay_arguments(run: dict[str, Any], samples: Path, results: Path) -> list[
         return "it drew its requirements from a template directory of its own"
     if settings.get("nversion"):
         return "N-version runs are not replayed"
+    if str(run.get("suite", "")).startswith("jsonl:"):
+        return "it ran a suite file of its own, which the hub does not have"
     judges = [str(judge) for judge in run.get("judges") or []]
     arguments = [
         f"--r2r-model=r2r/samples:{samples}", f"--r2r-suite={run['suite']}",
@@ -85,9 +88,15 @@ def reverify(document: dict[str, Any], *, sample: int | None = None, seed: int =
         if isinstance(arguments, str):
             return Reverification("unverifiable", [arguments], 0)
         ordered = sorted(items, key=lambda item: (item["task_id"], item.get("sample") or 0))
+        answered = {item["task_id"] for item in items}
+        # A requirement the seed draws but the run left out gets an empty answer: it is
+        # replayed, and reported as left out.
+        missing = [task_id for task_id in _planned_task_ids(run) if task_id not in answered]
         samples.write_text("".join(json.dumps({"task_id": item["task_id"],
                                                "completion": item["response"]}) + "\n"
-                                   for item in ordered), encoding="utf-8")
+                                   for item in ordered) +
+                           "".join(json.dumps({"task_id": task_id, "completion": ""}) + "\n"
+                                   for task_id in missing), encoding="utf-8")
         env = {key: value for key, value in os.environ.items() if not key.startswith("R2R_")}
         replay = subprocess.run(
             [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir", directory,
@@ -103,9 +112,24 @@ def reverify(document: dict[str, Any], *, sample: int | None = None, seed: int =
         chosen = random.Random(seed).sample(chosen, sample)
     static = set(run.get("judges") or []) <= {STATIC_JUDGE}
     reasons = []
+    left_out = sorted(set(replayed) - {item["item_id"] for item in items})
+    if left_out:
+        reasons.append(f"the run left out {len(left_out)} item(s) its seed draws: "
+                       f"{', '.join(left_out[:5])}")
     for item in chosen:
         reasons += _differences(item, replayed.get(item["item_id"]), compare_scores=static)
     return Reverification("disputed" if reasons else "verified", reasons, len(chosen))
+
+
+def _planned_task_ids(run: dict[str, Any]) -> list[str]:
+    """The task ids the run's suite holds for its seed (the engine's own draw)."""
+    settings = run.get("settings") or {}
+    dynamic = DynamicOptions(rounds=settings.get("rounds", 10),
+                             complexities=tuple(settings.get("complexity") or ()),
+                             skills=tuple(settings.get("skills") or ()),
+                             domains=tuple(settings.get("domains") or ()))
+    return list(dict.fromkeys(task.task_id for task in
+                              load_suite(run["suite"], seed=run["seed"], dynamic=dynamic)))
 
 
 def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from ._checks import (
     check_aggregates,
+    check_consistency,
     check_evidence,
     check_isolation,
     check_timeline,
@@ -69,6 +70,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     check_daily_limit(session, user, received_at, config)
     nonce = usable_nonce(session, user, nonce_value)
     document = parse_results(data)
+    check_consistency(document)
     check_isolation(document)
     check_evidence(evidence, document, nonce_value)
     assert isinstance(evidence, list)  # check_evidence refuses anything else

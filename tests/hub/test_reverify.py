@@ -21,7 +21,7 @@ def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
     with hub.client(user) as client:
         spare = fresh_nonce(client)  # issued before the run: the forgery's
         result = pytester.runpytest(f"--r2r-submit={hub.url}", f"--r2r-hub-token={user}",
-                                    "-p", "no:cacheprovider", "--r2r-rounds=5",
+                                    "-p", "no:cacheprovider", "--r2r-rounds=6",
                                     "--r2r-json=results.json")
         assert result.ret == 0, result.stdout.str()
         genuine = int(re.search(r"/submissions/(\d+)", result.stdout.str()).group(1))  # type: ignore[union-attr]
@@ -30,9 +30,11 @@ def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
                                                              .read_text()))
         items = list(document.items)
         items[1] = items[1].model_copy(update={"score": round((items[1].score or 0) - 6, 1)})
+        dropped = items.pop()  # the forger also leaves out an item (its own check below)
         forged = document.model_copy(update={
             "items": items, "run": document.run.model_copy(update={"id": "forged-run"}),
-            "summary": build_summary(items, planned=len(items), wall_time_s=document.summary.wall_time_s,
+            "summary": build_summary(items, planned=len(items),
+                                     wall_time_s=document.summary.wall_time_s,
                                      seed=document.run.seed)})
         reply = client.post("/api/submissions", json={
             "nonce": spare["nonce"], "results": forged.model_dump(mode="json"),
@@ -41,12 +43,13 @@ def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
         capsys.readouterr()
 
         assert main(["--database-url", hub.config.database_url, "reverify", str(genuine)]) == 0
-        assert "verified (5 items compared)" in capsys.readouterr().out
+        assert "verified (6 items compared)" in capsys.readouterr().out
         assert main(["--database-url", hub.config.database_url, "reverify",
                      str(reply.json()["id"])]) == 1
         out = capsys.readouterr().out
         assert "disputed (5 items compared)" in out
         assert f"{items[1].item_id}: score {items[1].score}, the replay gives " in out
+        assert f"the run left out 1 item(s) its seed draws: {dropped.item_id}" in out
 
         statuses = {genuine: "verified", reply.json()["id"]: "disputed"}
         for submission, status in statuses.items():

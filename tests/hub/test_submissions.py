@@ -380,3 +380,30 @@ def test_the_leaderboard_filters_by_complexity(hub: Hub, user: str) -> None:
     assert "cx/hard" in c4 and "cx/mixed" not in c4
     assert "cx/mixed" in mixed and "cx/hard" not in mixed
     assert 'data-model="cx/hard"' in page and 'data-model="cx/mixed"' not in page
+
+
+def test_items_of_another_model_are_refused(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        items = make_items()
+        items[3] = items[3].model_copy(update={"model": "acme/stronger"})
+        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+                           422, "invalid_results")
+    assert "item dynamic/R3 is of model 'acme/stronger'" in message
+
+
+def test_a_run_missing_planned_items_is_flagged(hub: Hub, user: str) -> None:
+    from hub_server import make_document
+
+    from pytest_req2rank.evidence import chain_for
+    from pytest_req2rank.report import build_summary
+
+    with hub.client(user) as client:
+        nonce = fresh_nonce(client)
+        items = make_items()
+        document = make_document(items, run_id="run-partial")
+        document = document.model_copy(update={"summary": build_summary(
+            items, planned=len(items) + 4, wall_time_s=1.0, seed=document.run.seed)})
+        reply = client.post("/api/submissions", json={
+            "nonce": nonce["nonce"], "results": document.model_dump(mode="json"),
+            "evidence": chain_for(nonce["nonce"], "run-partial", nonce["issued_at"], items)}).json()
+    assert reply["status"] == "flagged" and "4 of 10 planned items have no result" in reply["flags"]
