@@ -134,6 +134,14 @@ def make_document(items: list[ItemResult], *, run_id: str = "run-1", seed: int =
 _runs = iter(range(1, 1_000_000))
 
 
+def refused(response: httpx.Response, status: int, code: str) -> str:
+    """The message of a refusal with ``status`` and ``code`` (else the assertion fails)."""
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["code"] == code, error
+    return str(error["message"])
+
+
 def fresh_nonce(client: httpx.Client) -> dict[str, Any]:
     response = client.post("/api/nonces")
     assert response.status_code == 201, response.text

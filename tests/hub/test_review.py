@@ -3,14 +3,7 @@ resolution by an admin, the leaderboard's strategies and filters."""
 
 from __future__ import annotations
 
-from hub_server import Hub, fresh_nonce, make_items, make_payload
-
-
-def _refused(response, status: int, code: str) -> str:  # type: ignore[no-untyped-def]
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    return str(error["message"])
+from hub_server import Hub, fresh_nonce, make_items, make_payload, refused
 
 
 def test_statistics_that_honest_runs_rarely_produce_are_flagged_not_ranked(
@@ -43,7 +36,7 @@ def test_flags_need_a_sign_in_and_an_admin_resolves_them(hub: Hub, user: str) ->
     with hub.client(user) as client:
         reply = client.post("/api/submissions", json=make_payload(client, model="acme/flagme")).json()
     with hub.client() as anonymous:
-        _refused(anonymous.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "odd"}),
+        refused(anonymous.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "odd"}),
                  401, "unauthenticated")
     reporter = hub.token("reporter")
     with hub.client(reporter) as client:
@@ -52,7 +45,7 @@ def test_flags_need_a_sign_in_and_an_admin_resolves_them(hub: Hub, user: str) ->
         assert flag.status_code == 201 and flag.json()["status"] == "flagged"
         rows = client.get("/api/leaderboard").json()["rows"]
         assert all(row["model"] != "acme/flagme" for row in rows)
-        _refused(client.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+        refused(client.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
                              json={"action": "dismiss"}), 403, "not_admin")
     with hub.client(hub.token("admin", admin=True)) as admin:
         resolved = admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
@@ -60,7 +53,7 @@ def test_flags_need_a_sign_in_and_an_admin_resolves_them(hub: Hub, user: str) ->
         assert resolved["status"] == "accepted"
         assert [h["status"] for h in resolved["history"]] == ["accepted", "flagged", "accepted"]
         assert resolved["history"][-1]["actor"] == "admin"
-        _refused(admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+        refused(admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
                             json={"action": "uphold"}), 409, "already_resolved")
         second = admin.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "again"})
         upheld = admin.post(f"/api/admin/flags/{second.json()['id']}/resolve",

@@ -7,17 +7,10 @@ import copy
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hub_server import Hub, fresh_nonce, make_items, make_payload
+from hub_server import Hub, fresh_nonce, make_items, make_payload, refused
 
 from pytest_req2rank.evidence import entry_hash
 from pytest_req2rank.hub import verify_receipt
-
-
-def _refused(response, status: int, code: str) -> str:  # type: ignore[no-untyped-def]
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    return str(error["message"])
 
 
 def test_a_consistent_run_is_accepted_ranked_and_receipted(hub: Hub, user: str) -> None:
@@ -57,41 +50,41 @@ def test_a_retry_of_the_same_submission_gets_the_same_answer(hub: Hub, user: str
     assert again.json()["receipt"] == first.json()["receipt"]
 
 
-def test_a_replayed_nonce_is_refused(hub: Hub, user: str) -> None:
+def test_a_replayed_nonce_isrefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         nonce = fresh_nonce(client)
         assert client.post("/api/submissions",
                            json=make_payload(client, nonce=nonce)).status_code == 201
-        message = _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
+        message = refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
                            409, "nonce_used")
     assert "already used" in message
 
 
-def test_an_expired_nonce_is_refused(hub: Hub, user: str) -> None:
+def test_an_expired_nonce_isrefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         nonce = fresh_nonce(client)
         hub.sql("UPDATE nonces SET expires_at = :past WHERE value = :value",
                 past=datetime.now(UTC) - timedelta(minutes=1), value=nonce["nonce"])
-        message = _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
+        message = refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
                            410, "nonce_expired")
     assert "fresh nonce" in message
 
 
-def test_another_users_nonce_is_refused(hub: Hub, user: str) -> None:
+def test_another_users_nonce_isrefused(hub: Hub, user: str) -> None:
     with hub.client(hub.token("owner-of-the-nonce")) as owner:
         nonce = fresh_nonce(owner)
     with hub.client(user) as client:
-        _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
+        refused(client.post("/api/submissions", json=make_payload(client, nonce=nonce)),
                  403, "foreign_nonce")
         unknown = {**nonce, "nonce": "nonce-0-000000000000000000000000"}
-        _refused(client.post("/api/submissions", json=make_payload(client, nonce=unknown)),
+        refused(client.post("/api/submissions", json=make_payload(client, nonce=unknown)),
                  400, "unknown_nonce")
 
 
 def test_only_a_few_nonces_stay_open(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         nonces = [fresh_nonce(client) for _ in range(hub.config.max_open_nonces + 1)]
-        _refused(client.post("/api/submissions", json=make_payload(client, nonce=nonces[0])),
+        refused(client.post("/api/submissions", json=make_payload(client, nonce=nonces[0])),
                  409, "nonce_revoked")
         assert client.post("/api/submissions",
                            json=make_payload(client, nonce=nonces[-1])).status_code == 201
@@ -102,11 +95,11 @@ def test_only_a_few_nonces_stay_open(hub: Hub, user: str) -> None:
     ("summary.ci95.low", lambda s: s["ci95"].update(low=s["ci95"]["low"] + 2)),
     ("summary.items_total", lambda s: s.update(items_total=s["items_total"] - 1)),
 ])
-def test_a_tampered_aggregate_is_refused(hub: Hub, user: str, field: str, edit) -> None:  # type: ignore[no-untyped-def]
+def test_a_tampered_aggregate_isrefused(hub: Hub, user: str, field: str, edit) -> None:  # type: ignore[no-untyped-def]
     with hub.client(user) as client:
         payload = make_payload(client)
         edit(payload["results"]["summary"])
-        message = _refused(client.post("/api/submissions", json=payload), 422, "score_mismatch")
+        message = refused(client.post("/api/submissions", json=payload), 422, "score_mismatch")
     assert message.startswith(field) and "the items give" in message
 
 
@@ -118,7 +111,7 @@ def test_a_tampered_item_anywhere_is_named(hub: Hub, user: str, position: int) -
         item_id = payload["evidence"][position]["item_id"]
         item = next(i for i in payload["results"]["items"] if i["item_id"] == item_id)
         item["score"] = 99.0
-        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+        message = refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
     assert f"entry {position} (item {item_id})" in message and "score" in message
 
 
@@ -127,7 +120,7 @@ def test_a_tampered_chain_entry_anywhere_is_named(hub: Hub, user: str, position:
     with hub.client(user) as client:
         payload = make_payload(client)
         payload["evidence"][position]["forged"] = True
-        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+        message = refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
     assert f"entry {position}" in message and "hash does not match" in message
 
 
@@ -136,66 +129,66 @@ def test_a_rehashed_entry_breaks_the_next_link(hub: Hub, user: str) -> None:
         payload = make_payload(client)
         payload["evidence"][2]["score"] = 100.0
         payload["evidence"][2]["hash"] = entry_hash(payload["evidence"][2])
-        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+        message = refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
     assert "entry 3" in message and "link" in message
 
 
-def test_a_reordered_chain_is_refused(hub: Hub, user: str) -> None:
+def test_a_reordered_chain_isrefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         payload = make_payload(client)
         evidence = payload["evidence"]
         evidence[1], evidence[2] = evidence[2], evidence[1]
-        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+        message = refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
     assert "entry 1" in message
 
 
-def test_a_chain_from_another_nonce_is_refused(hub: Hub, user: str) -> None:
+def test_a_chain_from_another_nonce_isrefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         other = make_payload(client)
         payload = make_payload(client)
         payload["evidence"] = other["evidence"]
         payload["results"]["run"]["id"] = other["results"]["run"]["id"]
-        message = _refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+        message = refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
     assert "entry 0" in message
 
 
-def test_a_run_before_its_nonce_was_issued_is_refused(hub: Hub, user: str) -> None:
+def test_a_run_before_its_nonce_was_issued_isrefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         early = datetime.now(UTC) - timedelta(hours=1)
         payload = make_payload(client, items=make_items(start=early))
-        message = _refused(client.post("/api/submissions", json=payload), 422, "timeline")
+        message = refused(client.post("/api/submissions", json=payload), 422, "timeline")
     assert "outside the nonce's lifetime" in message and "entry 1" in message
 
 
-def test_items_out_of_order_are_refused(hub: Hub, user: str) -> None:
+def test_items_out_of_order_arerefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         items = make_items()
         late = datetime.now(UTC) - timedelta(seconds=1) + timedelta(minutes=1)
         items[0] = items[0].model_copy(update={
             "started_at": late.isoformat(timespec="milliseconds"),
             "finished_at": (late + timedelta(milliseconds=50)).isoformat(timespec="milliseconds")})
-        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+        message = refused(client.post("/api/submissions", json=make_payload(client, items=items)),
                            422, "timeline")
     assert "entry 2" in message and "before the item recorded ahead" in message
 
 
-def test_impossible_stage_durations_are_refused(hub: Hub, user: str) -> None:
+def test_impossible_stage_durations_arerefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         items = make_items()
         items[2] = items[2].model_copy(update={"timings": items[2].timings.model_copy(
             update={"execution_s": 0.0})})
-        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+        message = refused(client.post("/api/submissions", json=make_payload(client, items=items)),
                            422, "timeline")
         assert "entry 3" in message and "faster than any sandbox" in message
         items = make_items()
         items[1] = items[1].model_copy(update={"timings": items[1].timings.model_copy(
             update={"total_s": 30.0, "generation_s": 29.0})})
-        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+        message = refused(client.post("/api/submissions", json=make_payload(client, items=items)),
                            422, "timeline")
     assert "do not fit its timestamps" in message
 
 
-def test_more_work_than_the_wall_time_allows_is_refused(hub: Hub, user: str) -> None:
+def test_more_work_than_the_wall_time_allows_isrefused(hub: Hub, user: str) -> None:
     """Items that each say they took long, all inside a short run with little parallelism."""
     with hub.client(user) as client:
         start = datetime.now(UTC) - timedelta(seconds=100)
@@ -204,43 +197,43 @@ def test_more_work_than_the_wall_time_allows_is_refused(hub: Hub, user: str) -> 
             "started_at": (start + timedelta(seconds=5 * n)).isoformat(timespec="milliseconds"),
             "finished_at": (start + timedelta(seconds=5 * n + 31)).isoformat(timespec="milliseconds"),
         }) for n, item in enumerate(make_items())]
-        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+        message = refused(client.post("/api/submissions", json=make_payload(client, items=items)),
                            422, "timeline")
     assert "does not fit" in message and "2 calls in flight" in message
 
 
 @pytest.mark.parametrize("isolation", ["namespaces", "rlimits", None])
-def test_a_weaker_sandbox_is_refused(hub: Hub, user: str, isolation: str | None) -> None:
+def test_a_weaker_sandbox_isrefused(hub: Hub, user: str, isolation: str | None) -> None:
     with hub.client(user) as client:
-        message = _refused(client.post("/api/submissions",
+        message = refused(client.post("/api/submissions",
                                        json=make_payload(client, isolation=isolation)),
                            422, "weak_isolation")
     assert "weaker than the default" in message
 
 
-def test_results_that_break_the_schema_are_refused(hub: Hub, user: str) -> None:
+def test_results_that_break_the_schema_arerefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         payload = make_payload(client)
         payload["results"]["items"][0]["status"] = "brilliant"
-        message = _refused(client.post("/api/submissions", json=payload), 422, "invalid_results")
+        message = refused(client.post("/api/submissions", json=payload), 422, "invalid_results")
         assert "items/0/status" in message
-        _refused(client.post("/api/submissions", json={"nonce": 1}), 422, "invalid_request")
+        refused(client.post("/api/submissions", json={"nonce": 1}), 422, "invalid_request")
 
 
-def test_the_eleventh_submission_of_a_day_is_refused(hub: Hub, user: str) -> None:
+def test_the_eleventh_submission_of_a_day_isrefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         for _ in range(hub.config.daily_submissions):
             assert client.post("/api/submissions", json=make_payload(client)).status_code == 201
-        message = _refused(client.post("/api/submissions", json=make_payload(client)),
+        message = refused(client.post("/api/submissions", json=make_payload(client)),
                            429, "daily_limit")
     assert "10 runs today" in message
 
 
 def test_submitting_needs_a_valid_token(hub: Hub) -> None:
     with hub.client() as anonymous:
-        _refused(anonymous.post("/api/nonces"), 401, "unauthenticated")
+        refused(anonymous.post("/api/nonces"), 401, "unauthenticated")
     with hub.client("r2r_not-a-token") as stranger:
-        _refused(stranger.post("/api/nonces"), 401, "unauthenticated")
+        refused(stranger.post("/api/nonces"), 401, "unauthenticated")
 
 
 def test_the_openapi_description_lists_the_api(hub: Hub) -> None:
@@ -252,8 +245,8 @@ def test_the_openapi_description_lists_the_api(hub: Hub) -> None:
 
 def test_unknown_submissions_and_models_are_404(hub: Hub) -> None:
     with hub.client() as client:
-        _refused(client.get("/api/submissions/999999"), 404, "not_found")
-        _refused(client.get("/api/models/nobody/none"), 404, "not_found")
+        refused(client.get("/api/submissions/999999"), 404, "not_found")
+        refused(client.get("/api/models/nobody/none"), 404, "not_found")
 
 
 def test_the_payload_is_kept_as_sent(hub: Hub, user: str) -> None:
@@ -265,11 +258,11 @@ def test_the_payload_is_kept_as_sent(hub: Hub, user: str) -> None:
     assert audit["results"] == sent["results"]
 
 
-def test_a_chain_that_misstates_when_its_nonce_was_issued_is_refused(hub: Hub, user: str) -> None:
+def test_a_chain_that_misstates_when_its_nonce_was_issued_isrefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         nonce = fresh_nonce(client)
         earlier = {**nonce, "issued_at": "2026-01-01T00:00:00.000+00:00"}
-        message = _refused(client.post("/api/submissions",
+        message = refused(client.post("/api/submissions",
                                        json=make_payload(client, nonce=earlier)),
                            422, "evidence_mismatch")
     assert message.startswith("evidence entry 0: the nonce was issued at")
@@ -281,17 +274,17 @@ def test_refusals_are_logged_and_a_user_probing_the_checks_is_stopped(hub: Hub, 
                "issued_at": "2026-01-01T00:00:00.000+00:00"}
     with hub.client(user) as client:
         for _ in range(hub.config.daily_refusals):
-            _refused(client.post("/api/submissions", json=make_payload(client, nonce=unknown)),
+            refused(client.post("/api/submissions", json=make_payload(client, nonce=unknown)),
                      400, "unknown_nonce")
-        message = _refused(client.post("/api/submissions", json=make_payload(client)),
+        message = refused(client.post("/api/submissions", json=make_payload(client)),
                            429, "refusal_limit")
     assert f"{hub.config.daily_refusals} submissions refused today" in message
 
 
-def test_items_of_another_model_are_refused(hub: Hub, user: str) -> None:
+def test_items_of_another_model_arerefused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         items = make_items()
         items[3] = items[3].model_copy(update={"model": "acme/stronger"})
-        message = _refused(client.post("/api/submissions", json=make_payload(client, items=items)),
+        message = refused(client.post("/api/submissions", json=make_payload(client, items=items)),
                            422, "invalid_results")
     assert "item dynamic/R3 is of model 'acme/stronger'" in message
