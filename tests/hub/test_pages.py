@@ -7,7 +7,8 @@ from hub_server import Hub, make_items, make_payload
 
 def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
-        ranked = client.post("/api/submissions", json=make_payload(client, model="page/ranked")).json()
+        ranked = client.post("/api/submissions",
+                             json=make_payload(client, model="page/ranked")).json()
         flagged = client.post("/api/submissions", json=make_payload(
             client, items=make_items(scores=[100.0] * 6), model="page/ranked")).json()
         board = client.get("/?strategy=mean&sort=count")

@@ -34,7 +34,8 @@ def test_a_score_far_from_the_models_history_is_flagged(hub: Hub, user: str) -> 
 
 def test_flags_need_a_sign_in_and_an_admin_resolves_them(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
-        reply = client.post("/api/submissions", json=make_payload(client, model="acme/flagme")).json()
+        reply = client.post("/api/submissions",
+                            json=make_payload(client, model="acme/flagme")).json()
     with hub.client() as anonymous:
         refused(anonymous.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "odd"}),
                  401, "unauthenticated")

@@ -195,7 +195,8 @@ def test_more_work_than_the_wall_time_allows_isrefused(hub: Hub, user: str) -> N
         items = [item.model_copy(update={
             "timings": item.timings.model_copy(update={"total_s": 30.0, "generation_s": 29.0}),
             "started_at": (start + timedelta(seconds=5 * n)).isoformat(timespec="milliseconds"),
-            "finished_at": (start + timedelta(seconds=5 * n + 31)).isoformat(timespec="milliseconds"),
+            "finished_at": (start + timedelta(seconds=5 * n + 31)).isoformat(
+                timespec="milliseconds"),
         }) for n, item in enumerate(make_items())]
         message = refused(client.post("/api/submissions", json=make_payload(client, items=items)),
                            422, "timeline")
