@@ -102,7 +102,8 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
     moment = start or _now() - timedelta(seconds=1)
     items = []
     for i, score in enumerate(scores):
-        begin, end = moment + timedelta(milliseconds=60 * i), moment + timedelta(milliseconds=60 * i + 50)
+        begin = moment + timedelta(milliseconds=60 * i)
+        end = begin + timedelta(milliseconds=50)
         passed = round(4 * score / 100)
         items.append(ItemResult(
             item_id=f"dynamic/R{i}", dataset="dynamic", task_id=f"R{i}", model=model,
@@ -167,7 +168,8 @@ def _postgres_bin() -> Path | None:
     import os
 
     given = os.environ.get("R2R_TEST_PG_BIN")
-    found = [Path(given)] if given else [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"))]
+    found = ([Path(given)] if given else
+             [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"))])
     return next((path for path in reversed(found) if (path / "initdb").exists()), None)
 
 

@@ -49,7 +49,8 @@ def github_user(access_token: str, api_url: str) -> str:
         response = httpx.get(f"{api_url.rstrip('/')}/user", timeout=30.0, headers={
             "Authorization": f"Bearer {access_token}", "Accept": "application/vnd.github+json"})
     except httpx.HTTPError as exc:
-        raise Refused(502, "github_unreachable", f"could not ask GitHub who this is ({exc})") from None
+        raise Refused(502, "github_unreachable",
+                      f"could not ask GitHub who this is ({exc})") from None
     login = response.json().get("login") if response.is_success else None
     if not isinstance(login, str) or not login:
         raise Refused(401, "github_refused", "GitHub did not accept the sign-in token; "

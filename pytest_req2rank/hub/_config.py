@@ -1,4 +1,5 @@
-"""The hub's settings: command line first, then ``R2R_HUB_*`` environment variables, then defaults."""
+"""The hub's settings: command line first, then ``R2R_HUB_*`` environment variables, then
+defaults."""
 
 from __future__ import annotations
 

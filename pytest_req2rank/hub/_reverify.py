@@ -137,7 +137,7 @@ def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,
     name = item["item_id"]
     if again is None:
         return [f"{name}: the seed does not draw this requirement"]
-    if item.get("requirement") != again.get("requirement") or item.get("prompt") != again.get("prompt"):
+    if any(item.get(key) != again.get(key) for key in ("requirement", "prompt")):
         return [f"{name}: the requirement differs from the one the seed draws"]
     found = []
     if item["status"] != again["status"]:

@@ -52,8 +52,10 @@ def submit(session: Session, user: User, payload: Any, config: HubConfig,
 def _checked(session: Session, user: User, payload: Any, config: HubConfig, signer: Signer,
              received_at: datetime) -> tuple[Submission, bool]:
     if not isinstance(payload, dict):
-        raise Refused(422, "invalid_payload", "expected a JSON object with nonce, results, evidence")
-    nonce_value, data, evidence = payload.get("nonce"), payload.get("results"), payload.get("evidence")
+        raise Refused(422, "invalid_payload",
+                      "expected a JSON object with nonce, results, evidence")
+    nonce_value, data = payload.get("nonce"), payload.get("results")
+    evidence = payload.get("evidence")
     if not isinstance(nonce_value, str):
         raise Refused(422, "invalid_payload", "nonce: expected the nonce the run was started with")
     run_id = data.get("run", {}).get("id") if isinstance(data, dict) else None

@@ -11,7 +11,8 @@ from ._config import HubConfig
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="req2rank-hub", description="The req2rank leaderboard hub")
+    parser = argparse.ArgumentParser(prog="req2rank-hub",
+                                     description="The req2rank leaderboard hub")
     parser.add_argument("--database-url", help="SQLAlchemy URL (env R2R_HUB_DATABASE_URL; "
                         "default: SQLite in .req2rank-hub/ or R2R_HUB_DIR)")
     commands = parser.add_subparsers(dest="command", required=True)

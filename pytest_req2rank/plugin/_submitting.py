@@ -1,4 +1,5 @@
-"""``--r2r-submit``: the nonce before the run, the evidence as items finish, the upload at the end."""
+"""``--r2r-submit``: the nonce before the run, the evidence as items finish, the upload at
+the end."""
 
 from __future__ import annotations
 

@@ -22,7 +22,8 @@ def _item(n: int, score: float = 80.0) -> ItemResult:
     return ItemResult(
         item_id=f"dynamic/T{n}", dataset="dynamic", task_id=f"T{n}", model="m", status="success",
         pass_ratio=1.0, tests_passed=2, tests_total=2, prompt=f"prompt {n}", response=f"code {n}",
-        score=score, started_at="2026-01-01T00:00:00+00:00", finished_at="2026-01-01T00:00:05+00:00",
+        score=score, started_at="2026-01-01T00:00:00+00:00",
+        finished_at="2026-01-01T00:00:05+00:00",
         requirement={"title": f"R{n}"},
         judges=[JudgeVerdict(judge="r2r/static", scores={"quality": 70.0}, overall=70.0)],
     )

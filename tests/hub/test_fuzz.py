@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, given, settings
 from hub_server import Hub, running_hub
+from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
 

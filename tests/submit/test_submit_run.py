@@ -89,4 +89,5 @@ def test_the_retry_command_runs(hub: Hub, user: str, tmp_path: Path,
     run_id = payload["results"]["run"]["id"]
     _kept(tmp_path / "r.db", run_id, payload, "http://127.0.0.1:9")
     assert main([run_id, "--db", str(tmp_path / "r.db"), "--hub", hub.url, "--token", user]) == 0
-    assert f"submission of run {run_id}: accepted - {hub.url}/submissions/" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"submission of run {run_id}: accepted - {hub.url}/submissions/" in out
