@@ -10,17 +10,18 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import Req2RankError
-from . import _history, _reports
+from . import _history, _hub, _reports
 from ._command import EXIT_ERROR, EXIT_OK, Command
 from ._stored_runs import default_store
 
-COMMANDS: tuple[Command, ...] = (*_history.COMMANDS, *_reports.COMMANDS)
+COMMANDS: tuple[Command, ...] = (*_history.COMMANDS, *_reports.COMMANDS, *_hub.COMMANDS)
 """Every subcommand; a command group adds its module's ``COMMANDS`` here."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="req2rank", description="Look back at the runs of pytest-req2rank kept in its store")
+        prog="req2rank", description="Look back at the runs of pytest-req2rank kept in its store, "
+        "and submit them to a leaderboard hub")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     store = argparse.ArgumentParser(add_help=False)
     store.add_argument("--db", type=Path, default=default_store(), metavar="PATH",

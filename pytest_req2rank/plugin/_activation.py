@@ -22,7 +22,7 @@ import pytest
 
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
-from ._config import named_options
+from ._config import named_options, submit_asked
 from ._keys import EVALUATOR_KEY
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ _LATE_ERROR_KEY = pytest.StashKey[str]()
 
 
 def asked_for(config: pytest.Config) -> bool:
-    return bool(named_options(config))
+    return bool(named_options(config)) or submit_asked(config)
 
 
 def is_worker(config: pytest.Config) -> bool:

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 WORKER_SETTINGS = "r2r_settings"
+SUBMIT_DEST = "r2r_submit"
+HUB_TOKEN_DEST = "r2r_hub_token"
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -24,6 +26,14 @@ def add_options(parser: pytest.Parser) -> None:
         for name in spec.former:
             _add(group, parser, spec, name, f"Deprecated: use {spec.cli}",
                  f"Deprecated: use {spec.ini}")
+    # Not settings of the run (the results JSON records its settings; a token must not be):
+    group.addoption("--r2r-submit", dest=SUBMIT_DEST, nargs="?", const="", default=None,
+                    metavar="URL", help="Submit the run to a leaderboard hub at URL (default: "
+                    "env R2R_HUB_URL): its nonce is fetched before the run, its evidence "
+                    "chained as items finish")
+    group.addoption("--r2r-hub-token", dest=HUB_TOKEN_DEST, default=None, metavar="TOKEN",
+                    help="Token of the hub for --r2r-submit (default: env R2R_HUB_TOKEN, "
+                    "else the one kept by `req2rank login`)")
 
 
 def _add(group: pytest.OptionGroup, parser: pytest.Parser, spec: OptionSpec, name: str,
@@ -74,6 +84,11 @@ def load_settings(config: pytest.Config) -> Settings:
     )
     return resolve_settings(cli, os.environ, lambda name: _ini_value(config, name), bases,
                             deprecated=deprecated)
+
+
+def submit_asked(config: pytest.Config) -> bool:
+    """Whether this session asks to submit its run to a hub (``--r2r-submit``)."""
+    return config.getoption(SUBMIT_DEST, None) is not None
 
 
 def worker_settings(settings: Settings) -> str:

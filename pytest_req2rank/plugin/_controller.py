@@ -125,6 +125,8 @@ class Controller:
         """Warnings known at configuration (an N-version run's repeated versions)."""
         self.report_lines: list[str] = []
         """What the reports (Markdown, Q&A samples, W&B) wrote, for the summary."""
+        self.listeners: list[Callable[[ItemResult], None]] = []
+        """Called with each item as it is kept (the evidence chain of a submitted run)."""
         self.output_errors: dict[str, str] = {}
         """What could not be written (``store``, ``qa log``, ``results``), and where it is instead."""
 
@@ -141,6 +143,8 @@ class Controller:
         from .. import report  # loaded once the workers run (class docstring)
 
         self._in_store(lambda store: store.add_item(self.plan.run_id, item))
+        for listener in self.listeners:
+            listener(item)
         try:
             report.append_qa(
                 self.paths.qa_log,

@@ -25,7 +25,7 @@ from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks, select_task
 from ..providers import SamplesProvider, check_model
 from ..settings import Settings, SettingsError
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
-from ._config import load_settings
+from ._config import load_settings, submit_asked
 from ._controller import Controller, store_path
 from ._evaluator import Evaluator
 from ._keys import CONTROLLER_KEY, EVALUATOR_KEY
@@ -52,6 +52,11 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         evaluator.sandbox.prestart()  # warm while pytest collects
         config.stash[EVALUATOR_KEY] = evaluator
         return
+    target = None
+    if submit_asked(config) and workerinput is None:  # a missing hub or token: before any work
+        from ._submitting import submission_target  # httpx: only to submit
+
+        target = submission_target(config)
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
     finished: list[ItemResult] = []
@@ -89,10 +94,17 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     repeats = nversion_repeat_warning(evaluator)
     controller.warnings += [repeats] if repeats else []
     check_outputs(settings, controller.paths)
+    submitting = None
+    if target is not None:  # the nonce, before any model call
+        from ._submitting import SubmitPlugin, start_submission  # as submission_target
+
+        submitting = SubmitPlugin(controller, start_submission(target, controller))
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin  # imports the report: only a controller needs it
 
     config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
+    if submitting is not None:
+        config.pluginmanager.register(submitting, submitting.name)
 
 
 def _samples_per_task(settings: Settings) -> SampleCounts:

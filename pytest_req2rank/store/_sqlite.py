@@ -97,6 +97,14 @@ class Store:
                 foreign_keys=[("run_id", "runs", "run_id")],
                 if_not_exists=True,
             )
+        if "submissions" not in tables:
+            self.db["submissions"].create(
+                {"run_id": str, "hub_url": str, "nonce": str, "payload": str, "status": str,
+                 "url": str, "receipt": str, "message": str, "updated_at": str},
+                pk="run_id",
+                foreign_keys=[("run_id", "runs", "run_id")],
+                if_not_exists=True,
+            )
         if "llm_cache" not in tables:
             self.db["llm_cache"].create(
                 {"key": str, "model": str, "created_at": str, "completion": str},
@@ -175,6 +183,29 @@ class Store:
     def run(self, run_id: str) -> dict[str, Any] | None:
         rows = list(self.db["runs"].rows_where("run_id = ?", [run_id]))
         return rows[0] if rows else None
+
+    def save_submission(self, run_id: str, **fields: Any) -> None:
+        """Record a run's submission to a hub: ``hub_url``, ``nonce``, ``payload`` (what is
+        sent), ``status`` (``pending``, ``failed``, the hub's ``accepted``/``flagged``,
+        ``refused``), ``url``, ``receipt`` (the hub's signed receipt) and ``message``; the
+        fields given replace the kept ones."""
+        row = {key: json.dumps(value) if key in ("payload", "receipt") else value
+               for key, value in fields.items()}
+        with self._lock:
+            self.db["submissions"].upsert(
+                {"run_id": run_id, **row, "updated_at": datetime.now(UTC).isoformat()},
+                pk="run_id", alter=False)
+
+    def submission(self, run_id: str) -> dict[str, Any] | None:
+        """A run's submission record (``payload`` and ``receipt`` parsed); None: never submitted."""
+        with self._lock:
+            rows = list(self.db["submissions"].rows_where("run_id = ?", [run_id]))
+        if not rows:
+            return None
+        row = dict(rows[0])
+        for key in ("payload", "receipt"):
+            row[key] = json.loads(row[key]) if row.get(key) else None
+        return row
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
         with self._lock:

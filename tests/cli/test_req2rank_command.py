@@ -212,3 +212,20 @@ def test_store_and_run_errors_are_one_line(tmp_path: Path,
         "req2rank compare: error: runs r-one and r-one share no scored requirement")
     code, out, _ = cli(capsys, "runs", "--db", db)
     assert code == 0 and out[1].split()[:4] == ["r-one", "2026-01-01", "00:00:00", "unfinished"]
+
+
+def test_hub_commands_say_what_is_missing_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    monkeypatch.delenv("R2R_HUB_URL", raising=False)
+    code, _, err = cli(capsys, "login")
+    assert code == 2 and err == ["req2rank login: error: no hub URL: pass it (req2rank login "
+                                 "URL) or set R2R_HUB_URL"]
+    store = Store(tmp_path / "req2rank.db")
+    store.start_run(run_id="r-one", started_at="2026-01-01T00:00:00+00:00", model="m",
+                    suite="s", seed=1, plan={"item_ids": []})
+    store.close()
+    code, _, err = cli(capsys, "submit", "r-one", "--db", str(tmp_path / "req2rank.db"))
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("req2rank submit: error: run r-one in ")
+    assert "was not run with --r2r-submit" in err[0]

@@ -1,0 +1,12 @@
+"""The leaderboard hub: takes runs submitted with their evidence, verifies them, ranks them.
+
+``req2rank-hub serve | migrate | token create USER`` (:mod:`.cli`); :func:`create_app` for
+an ASGI server of your own. Needs the ``hub`` extra (``pip install 'pytest-req2rank[hub]'``).
+"""
+
+from ._app import create_app
+from ._config import HubConfig
+from ._database import migrate
+from ._receipts import verify_receipt
+
+__all__ = ["HubConfig", "create_app", "migrate", "verify_receipt"]

@@ -1,0 +1,193 @@
+"""The hub's web application: the JSON API (OpenAPI at /docs and /openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from slowapi import Limiter
+from slowapi.errors import RateLimitExceeded
+from slowapi.util import get_remote_address
+
+from .. import __version__
+from ._accounts import create_token, github_user
+from ._board import leaderboard, model_submissions, submission_details, submission_summary
+from ._config import HubConfig
+from ._database import aware, make_engine, session_factory
+from ._deps import Db, Me, RowId
+from ._errors import Refused
+from ._limits import BodyLimit
+from ._moderation import flag_submission, resolve_flag, review_submission
+from ._nonces import issue_nonce
+from ._receipts import Signer
+from ._submissions import submit
+from ._tables import Submission
+
+
+class SubmissionIn(BaseModel):
+    nonce: str = Field(description="The nonce fetched before the run (POST /api/nonces)")
+    results: dict[str, Any] = Field(description="The run's results JSON, as the run wrote it")
+    evidence: list[dict[str, Any]] = Field(description="The run's evidence chain, nonce first")
+
+
+class GitHubTokenIn(BaseModel):
+    access_token: str = Field(description="A GitHub OAuth token from the device flow")
+
+
+class FlagIn(BaseModel):
+    reason: str = Field(description="What looks wrong with the submission")
+
+
+class ResolutionIn(BaseModel):
+    action: str = Field(description="uphold or dismiss (a report); accept or remove (a submission)")
+    note: str = ""
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def create_app(config: HubConfig) -> FastAPI:
+    """The hub over ``config``'s database (migrated already: ``req2rank-hub migrate``)."""
+    engine = make_engine(config.database_url)
+    sessions = session_factory(engine)
+    signer = Signer(config.key_path)
+    limiter = Limiter(key_func=get_remote_address)
+    public = limiter.limit(config.public_rate)
+    app = FastAPI(title="req2rank hub", version=__version__,
+                  description="Leaderboard of req2rank runs, verified before they are ranked")
+    app.state.limiter = limiter
+    app.state.engine = engine
+    app.state.sessions = sessions
+
+    @app.exception_handler(Refused)
+    async def _refused(_request: Request, exc: Refused) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RateLimitExceeded)
+    async def _rate(_request: Request, exc: RateLimitExceeded) -> JSONResponse:
+        return _error(429, "rate_limited", f"too many requests from this address ({exc.detail}); "
+                      "wait a minute and retry")
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+        return _error(422, "invalid_request", f"{where or 'request'}: {first.get('msg')}")
+
+    app.add_middleware(BodyLimit, limit=config.max_payload_bytes)
+
+    def base_url(request: Request) -> str:
+        return (config.public_url or str(request.base_url)).rstrip("/")
+
+    @app.get("/healthz", tags=["hub"])
+    def health() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/api/key", tags=["hub"])
+    def public_key() -> dict[str, str]:
+        """The Ed25519 public key that verifies acceptance receipts."""
+        return {"algorithm": "Ed25519", "public_key": signer.public_key, "key_id": signer.key_id}
+
+    @app.get("/api/auth/github", tags=["auth"])
+    @public
+    def github_sign_in(request: Request) -> dict[str, str]:
+        """The GitHub OAuth app to sign in with (device flow); empty when not configured."""
+        return {"client_id": config.github_client_id}
+
+    @app.post("/api/tokens/github", status_code=201, tags=["auth"])
+    @public
+    def github_token(request: Request, body: GitHubTokenIn, session: Db) -> dict[str, str]:
+        """Exchange a GitHub token (device flow) for a hub token of that GitHub user."""
+        if not config.github_client_id:
+            raise Refused(404, "no_github", "this hub has no GitHub sign-in; ask its admin for "
+                          "a token (`req2rank-hub token create USER`)")
+        name = github_user(body.access_token, config.github_api_url)
+        return {"token": create_token(session, name), "user": name}
+
+    @app.post("/api/nonces", status_code=201, tags=["submit"])
+    def new_nonce(session: Db, user: Me) -> dict[str, Any]:
+        """A single-use nonce for one run: fetch it before the run starts."""
+        nonce = issue_nonce(session, user, config)
+        return {"nonce": nonce.value,
+                "issued_at": aware(nonce.issued_at).isoformat(timespec="milliseconds"),
+                "expires_at": aware(nonce.expires_at).isoformat(timespec="milliseconds")}
+
+    @app.post("/api/submissions", status_code=201, tags=["submit"],
+              responses={200: {"description": "A retry of a submission already kept"}})
+    def new_submission(request: Request, body: SubmissionIn, session: Db, user: Me
+                       ) -> JSONResponse:
+        """Verify a run and keep it: accepted (ranked) or flagged (held for review)."""
+        submission, created = submit(session, user, body.model_dump(), config, signer)
+        reply = {**submission_summary(session, submission), "receipt": submission.receipt,
+                 "url": f"{base_url(request)}/submissions/{submission.id}"}
+        return JSONResponse(reply, status_code=201 if created else 200)
+
+    @app.get("/api/leaderboard", tags=["read"])
+    @public
+    def board(request: Request, session: Db,
+              strategy: Literal["best", "mean", "latest"] = "best",
+              suite: str | None = None,
+              complexity: Literal["C1", "C2", "C3", "C4", "mixed", "none"] | None = None,
+              sort: Literal["score", "count", "ci_width", "model"] = "score",
+              limit: Annotated[int, Query(ge=1, le=500)] = 100,
+              offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
+        """Models ranked over their accepted (and verified) submissions; ``complexity``: runs
+        of that one complexity only, or ``mixed`` ones."""
+        rows = leaderboard(session, strategy=strategy, suite=suite, complexity=complexity,
+                           sort=sort, limit=limit, offset=offset)
+        return {"strategy": strategy, "sort": sort, "rows": rows}
+
+    @app.get("/api/models/{model:path}", tags=["read"])
+    @public
+    def model(request: Request, model: str, session: Db) -> dict[str, Any]:
+        """Every submission of one model, newest first."""
+        runs = model_submissions(session, model)
+        if not runs:
+            raise Refused(404, "not_found", f"no submission of model {model!r}")
+        return {"model": model, "submissions": runs}
+
+    @app.get("/api/submissions/{submission_id}", tags=["read"])
+    @public
+    def submission(request: Request, submission_id: RowId, session: Db) -> dict[str, Any]:
+        """One submission: scores, status history, reports, receipt."""
+        found = session.get(Submission, submission_id)
+        if found is None:
+            raise Refused(404, "not_found", f"no submission {submission_id}")
+        return submission_details(session, found)
+
+    @app.get("/api/submissions/{submission_id}/evidence", tags=["read"])
+    @public
+    def evidence(request: Request, submission_id: RowId, session: Db) -> dict[str, Any]:
+        """The submitted results and evidence chain, for anyone to audit."""
+        found = session.get(Submission, submission_id)
+        if found is None:
+            raise Refused(404, "not_found", f"no submission {submission_id}")
+        return {"results": found.document, "evidence": found.evidence}
+
+    @app.post("/api/submissions/{submission_id}/flags", status_code=201, tags=["moderation"])
+    def report(submission_id: RowId, body: FlagIn, session: Db, user: Me) -> dict[str, Any]:
+        """Report a submission (signed in); it leaves the ranking until an admin resolves it."""
+        flag = flag_submission(session, user, submission_id, body.reason)
+        return {"id": flag.id, "submission_id": submission_id, "status":
+                session.get(Submission, submission_id).status}  # type: ignore[union-attr]
+
+    @app.post("/api/admin/flags/{flag_id}/resolve", tags=["moderation"])
+    def resolve(flag_id: RowId, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:
+        """An admin upholds (removes the submission) or dismisses a report."""
+        resolved = resolve_flag(session, user, flag_id, body.action, body.note)
+        return submission_details(session, resolved)
+
+    @app.post("/api/admin/submissions/{submission_id}/review", tags=["moderation"])
+    def review(submission_id: RowId, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:
+        """An admin accepts (ranks) or removes a submission the hub's checks flagged."""
+        return submission_details(session, review_submission(session, user, submission_id,
+                                                              body.action, body.note))
+
+    from ._pages import pages  # Jinja2's templates: loaded with the app
+
+    app.include_router(pages)
+    return app

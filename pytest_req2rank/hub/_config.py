@@ -1,0 +1,72 @@
+"""The hub's settings: command line first, then ``R2R_HUB_*`` environment variables, then
+defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_DIR = Path(".req2rank-hub")
+
+
+def default_database_url(directory: Path = DEFAULT_DIR) -> str:
+    """SQLite in a local directory."""
+    return f"sqlite:///{(directory / 'hub.db').resolve()}"
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """What a hub enforces. Times in seconds, sizes in bytes."""
+
+    database_url: str = field(default_factory=default_database_url)
+    key_path: Path = DEFAULT_DIR / "signing-key.pem"
+    """The Ed25519 key that signs acceptance receipts (created on first start)."""
+    public_url: str = ""
+    """The hub's address as users reach it (behind a proxy); empty: the request's own."""
+    nonce_ttl_s: int = 6 * 3600
+    max_open_nonces: int = 3
+    daily_submissions: int = 10
+    daily_refusals: int = 30
+    """Refused submissions a user may make a day before the hub stops checking theirs (a
+    forger probing the checks)."""
+    max_payload_bytes: int = 20 * 1024 * 1024
+    public_rate: str = "120/minute"
+    """Requests per client address on the endpoints that need no sign-in (slowapi syntax)."""
+    clock_skew_s: float = 120.0
+    """How far a client's clock may be from the hub's in the timeline checks."""
+    history_min: int = 3
+    """Accepted submissions of a model before a score far from their mean is flagged."""
+    history_max_diff: float = 25.0
+    github_client_id: str = ""
+    """The GitHub OAuth app users sign in with (``req2rank login``); empty: tokens only
+    from ``req2rank-hub token create``."""
+    github_api_url: str = "https://api.github.com"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **given: object) -> HubConfig:
+        """Settings from ``R2R_HUB_*`` variables; keyword arguments (the command line) win."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        directory = Path(env.get("R2R_HUB_DIR", str(DEFAULT_DIR)))
+        values["database_url"] = env.get("R2R_HUB_DATABASE_URL") or default_database_url(directory)
+        values["key_path"] = Path(env.get("R2R_HUB_KEY", str(directory / "signing-key.pem")))
+        values["public_url"] = env.get("R2R_HUB_PUBLIC_URL", "")
+        for name, kind in (("nonce_ttl_s", int), ("max_open_nonces", int),
+                           ("daily_submissions", int), ("daily_refusals", int),
+                           ("max_payload_bytes", int),
+                           ("clock_skew_s", float)):
+            raw = env.get("R2R_HUB_" + name.upper().removesuffix("_S"))
+            if raw:
+                try:
+                    values[name] = kind(raw)
+                except ValueError:
+                    raise ValueError(f"R2R_HUB_{name.upper().removesuffix('_S')}={raw!r}: "
+                                     f"not a number; give a {kind.__name__}") from None
+        values["github_client_id"] = env.get("R2R_HUB_GITHUB_CLIENT_ID", "")
+        if env.get("R2R_HUB_GITHUB_API"):
+            values["github_api_url"] = env["R2R_HUB_GITHUB_API"]
+        if env.get("R2R_HUB_PUBLIC_RATE"):
+            values["public_rate"] = env["R2R_HUB_PUBLIC_RATE"]
+        values.update({key: value for key, value in given.items() if value is not None})
+        return cls(**values)  # type: ignore[arg-type]

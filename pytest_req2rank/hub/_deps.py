@@ -1,0 +1,39 @@
+"""What the routes depend on: a database session, the signed-in user."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Header, Path, Request
+from sqlalchemy.orm import Session
+
+from ._accounts import user_for_token
+from ._errors import Refused
+from ._tables import User
+
+
+def database(request: Request) -> Iterator[Session]:
+    with request.app.state.sessions() as session:
+        yield session
+
+
+Db = Annotated[Session, Depends(database)]
+
+
+def signed_in(session: Db, authorization: Annotated[str | None, Header()] = None) -> User:
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Refused(401, "unauthenticated", "sign in: send 'Authorization: Bearer TOKEN' "
+                      "(a token from `req2rank-hub token create USER` or `req2rank login`)")
+    user = user_for_token(session, token.strip())
+    if user is None:
+        raise Refused(401, "unauthenticated", "unknown or revoked token; sign in again")
+    return user
+
+
+Me = Annotated[User, Depends(signed_in)]
+
+
+RowId = Annotated[int, Path(ge=1, le=2**62, description="A row's id")]
+"""A submission's or report's id in a path (bounded: databases store 64-bit integers)."""

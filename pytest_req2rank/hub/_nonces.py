@@ -1,0 +1,53 @@
+"""Nonces: issued to a signed-in user, single use, expiring, a few open at a time."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ._config import HubConfig
+from ._database import aware, now
+from ._errors import Refused
+from ._tables import Nonce, User
+
+
+def issue_nonce(session: Session, user: User, config: HubConfig) -> Nonce:
+    """A new nonce for ``user``; beyond ``max_open_nonces`` open ones, the oldest is revoked."""
+    moment = now()
+    open_nonces = list(session.scalars(
+        select(Nonce).where(Nonce.user_id == user.id, Nonce.used_at.is_(None),
+                            Nonce.revoked_at.is_(None), Nonce.expires_at > moment)
+        .order_by(Nonce.issued_at, Nonce.id)))
+    for old in open_nonces[: max(len(open_nonces) - config.max_open_nonces + 1, 0)]:
+        old.revoked_at = moment
+    nonce = Nonce(value=f"nonce-{int(moment.timestamp() * 1000)}-{secrets.token_hex(12)}",
+                  user_id=user.id, issued_at=moment,
+                  expires_at=moment + timedelta(seconds=config.nonce_ttl_s))
+    session.add(nonce)
+    session.commit()
+    return nonce
+
+
+def usable_nonce(session: Session, user: User, value: str) -> Nonce:
+    """The nonce ``value`` if ``user`` may submit with it now; else refused, saying why."""
+    nonce = session.scalar(select(Nonce).where(Nonce.value == value))
+    if nonce is None:
+        raise Refused(400, "unknown_nonce", f"nonce {value!r} was not issued by this hub; "
+                      "fetch one with POST /api/nonces before the run")
+    if nonce.user_id != user.id:
+        raise Refused(403, "foreign_nonce", f"nonce {value!r} was issued to another user; "
+                      "a run is submitted with a nonce of your own")
+    if nonce.used_at is not None:
+        raise Refused(409, "nonce_used", f"nonce {value!r} was already used by a submission "
+                      "(a replay); each run needs a fresh nonce")
+    if nonce.revoked_at is not None:
+        raise Refused(409, "nonce_revoked", f"nonce {value!r} was replaced by newer ones (at "
+                      "most a few are open per user); run again with a fresh nonce")
+    if aware(nonce.expires_at) <= now():
+        raise Refused(410, "nonce_expired", f"nonce {value!r} expired at "
+                      f"{aware(nonce.expires_at).isoformat(timespec='seconds')}; "
+                      "run again with a fresh nonce")
+    return nonce

@@ -1,0 +1,147 @@
+"""Taking a submission: the checks in order, then keeping it with its receipt and history."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ._checks import (
+    check_aggregates,
+    check_consistency,
+    check_evidence,
+    check_isolation,
+    check_timeline,
+    complexity_mix,
+    parse_results,
+    statistical_flags,
+)
+from ._config import HubConfig
+from ._database import aware, now
+from ._errors import Refused
+from ._nonces import usable_nonce
+from ._receipts import Signer
+from ._tables import Refusal, StatusChange, Submission, User
+
+RANKED = "accepted"
+"""What a submission that passed every check is; ``flagged`` waits for review."""
+RANKED_STATUSES = (RANKED, "verified")
+"""The statuses the leaderboard ranks (``verified``: replayed by the hub and matched);
+``flagged``, ``disputed`` and ``removed`` are not ranked."""
+
+
+def submit(session: Session, user: User, payload: Any, config: HubConfig,
+           signer: Signer) -> tuple[Submission, bool]:
+    """Check and keep a submission; returns it and whether it is new (False: a retry of one
+    already kept, answered with the same receipt). Refuses with the first check that fails,
+    and logs the refusal."""
+    received_at = now()
+    try:
+        return _checked(session, user, payload, config, signer, received_at)
+    except Refused as exc:
+        session.rollback()
+        if exc.code not in ("daily_limit", "refusal_limit"):
+            session.add(Refusal(user_id=user.id, code=exc.code, message=exc.message[:2000],
+                                at=received_at))
+            session.commit()
+        raise
+
+
+def _checked(session: Session, user: User, payload: Any, config: HubConfig, signer: Signer,
+             received_at: datetime) -> tuple[Submission, bool]:
+    if not isinstance(payload, dict):
+        raise Refused(422, "invalid_payload",
+                      "expected a JSON object with nonce, results, evidence")
+    nonce_value, data = payload.get("nonce"), payload.get("results")
+    evidence = payload.get("evidence")
+    if not isinstance(nonce_value, str):
+        raise Refused(422, "invalid_payload", "nonce: expected the nonce the run was started with")
+    run_id = data.get("run", {}).get("id") if isinstance(data, dict) else None
+    if isinstance(run_id, str):
+        existing = session.scalar(select(Submission).where(
+            Submission.run_id == run_id, Submission.nonce == nonce_value,
+            Submission.user_id == user.id))
+        if existing is not None:
+            if isinstance(evidence, list) and evidence and isinstance(evidence[-1], dict) \
+                    and evidence[-1].get("hash") == existing.head:
+                return existing, False
+            raise Refused(409, "nonce_used", f"run {run_id} was already submitted with nonce "
+                          f"{nonce_value!r}, with other evidence; each run needs a fresh nonce")
+    check_daily_limit(session, user, received_at, config)
+    nonce = usable_nonce(session, user, nonce_value)
+    document = parse_results(data)
+    check_consistency(document)
+    check_isolation(document)
+    check_evidence(evidence, document, nonce_value)
+    assert isinstance(evidence, list)  # check_evidence refuses anything else
+    check_nonce_entry(evidence[0], aware(nonce.issued_at))
+    check_aggregates(document)
+    check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)
+    history = list(session.scalars(select(Submission.overall).where(
+        Submission.model == document.run.model, Submission.status.in_(RANKED_STATUSES))))
+    flags = statistical_flags(document, history, config)
+    summary = document.summary
+    assert summary.overall_score is not None  # check_aggregates refuses a run without one
+    status = "flagged" if flags else RANKED
+    submission = Submission(
+        user_id=user.id, run_id=document.run.id, nonce=nonce_value, model=document.run.model,
+        suite=document.run.suite, complexity=complexity_mix(document),
+        overall=summary.overall_score, ci_low=summary.ci95.low if summary.ci95 else None,
+        ci_high=summary.ci95.high if summary.ci95 else None, dimensions=summary.dimensions,
+        agreement=summary.agreement, isolation=document.run.isolation or "",
+        items=summary.items_total, head=evidence[-1]["hash"], status=status, flags_reasons=flags,
+        received_at=received_at, document=data, evidence=evidence, receipt={},
+    )
+    nonce.used_at = received_at
+    session.add(submission)
+    session.flush()
+    submission.receipt = signer.sign({
+        "submission_id": submission.id, "run_id": submission.run_id, "nonce": nonce_value,
+        "head": submission.head, "model": submission.model, "overall": submission.overall,
+        "status": status, "received_at": received_at.isoformat(timespec="milliseconds"),
+        "user": user.name,
+    })
+    record_status(session, submission, status,
+                  "; ".join(flags) if flags else "all checks passed", "hub")
+    session.commit()
+    return submission, True
+
+
+def check_daily_limit(session: Session, user: User, moment: datetime, config: HubConfig) -> None:
+    """At most ``daily_submissions`` kept and ``daily_refusals`` refused per user per UTC day,
+    by the hub's receive time."""
+    day = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    refused = session.scalar(select(func.count(Refusal.id)).where(
+        Refusal.user_id == user.id, Refusal.at >= day)) or 0
+    if refused >= config.daily_refusals:
+        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
+        raise Refused(429, "refusal_limit", f"{user.name} has had {refused} submissions refused "
+                      f"today (UTC); the hub checks no more of theirs until {reset}")
+    count = session.scalar(select(func.count(Submission.id)).where(
+        Submission.user_id == user.id, Submission.received_at >= day)) or 0
+    if count >= config.daily_submissions:
+        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
+        raise Refused(429, "daily_limit", f"{user.name} has submitted {count} runs today (UTC), "
+                      f"the most a day; submit again after {reset}")
+
+
+def record_status(session: Session, submission: Submission, status: str, reason: str,
+                  actor: str) -> None:
+    submission.status = status
+    session.add(StatusChange(submission_id=submission.id, status=status, reason=reason,
+                             actor=actor, at=now()))
+
+
+def check_nonce_entry(entry: dict[str, Any], issued_at: datetime) -> None:
+    """The chain's first entry records the nonce's issue time as the hub gave it."""
+    try:
+        recorded = datetime.fromisoformat(str(entry.get("issued_at")))
+        same = recorded.tzinfo is not None and abs((recorded - issued_at).total_seconds()) < 0.01
+    except ValueError:
+        same = False
+    if not same:
+        raise Refused(422, "evidence_mismatch", f"evidence entry 0: the nonce was issued at "
+                      f"{issued_at.isoformat(timespec='milliseconds')}, the chain says "
+                      f"{entry.get('issued_at')!r}")

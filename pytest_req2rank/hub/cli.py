@@ -1,0 +1,118 @@
+"""``req2rank-hub``: serve the hub, migrate its database, create tokens."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from ._config import HubConfig
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="req2rank-hub",
+                                     description="The req2rank leaderboard hub")
+    parser.add_argument("--database-url", help="SQLAlchemy URL (env R2R_HUB_DATABASE_URL; "
+                        "default: SQLite in .req2rank-hub/ or R2R_HUB_DIR)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="Migrate the database, then serve the hub")
+    serve.add_argument("--host", default=os.environ.get("R2R_HUB_HOST", "127.0.0.1"),
+                       help="Address to listen on (env R2R_HUB_HOST; default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=int(os.environ.get("R2R_HUB_PORT", "8000")),
+                       help="Port (env R2R_HUB_PORT; default 8000)")
+    serve.add_argument("--public-url", help="The hub's address as users reach it, behind a "
+                       "proxy (env R2R_HUB_PUBLIC_URL)")
+    commands.add_parser("migrate", help="Create or upgrade the database's tables")
+    again = commands.add_parser("reverify", help="Replay a submission's requirements from its "
+                                "seed with its answers, and mark it verified or disputed")
+    again.add_argument("submission", type=int)
+    again.add_argument("--sample", type=int, help="Compare N items chosen at random (default: all)")
+    token = commands.add_parser("token", help="API tokens")
+    token_commands = token.add_subparsers(dest="token_command", required=True)
+    create = token_commands.add_parser("create", help="Create a token for USER (created when new)")
+    create.add_argument("user")
+    create.add_argument("--admin", action="store_true", help="Make USER an admin of this hub")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; a bad value is one line on stderr and exit status 2."""
+    args = _parser().parse_args(argv)
+    try:
+        config = HubConfig.from_env(database_url=args.database_url,
+                                    public_url=getattr(args, "public_url", None))
+    except ValueError as exc:
+        print(f"req2rank-hub: {exc}", file=sys.stderr)
+        return 2
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ._database import migrate
+
+    try:
+        if args.command == "migrate":
+            migrate(config.database_url)
+            print(f"req2rank-hub: {_shown(config.database_url)} is at the latest schema")
+            return 0
+        if args.command == "token":
+            return _create_token(config, args.user, args.admin)
+        if args.command == "reverify":
+            return _reverify(config, args.submission, args.sample)
+        migrate(config.database_url)
+    except (SQLAlchemyError, OSError) as exc:
+        print(f"req2rank-hub: database {_shown(config.database_url)}: "
+              f"{str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    import uvicorn
+
+    from ._app import create_app
+
+    uvicorn.run(create_app(config), host=args.host, port=args.port, proxy_headers=True,
+                forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"))
+    return 0
+
+
+def _create_token(config: HubConfig, user: str, admin: bool) -> int:
+    from ._accounts import create_token
+    from ._database import make_engine, migrate, session_factory
+
+    migrate(config.database_url)
+    engine = make_engine(config.database_url)
+    with session_factory(engine)() as session:
+        token = create_token(session, user, admin=admin)
+    engine.dispose()
+    print(token)
+    return 0
+
+
+def _reverify(config: HubConfig, submission_id: int, sample: int | None) -> int:
+    from ._database import make_engine, migrate, session_factory
+    from ._errors import Refused
+    from ._reverify import reverify_submission
+
+    migrate(config.database_url)
+    engine = make_engine(config.database_url)
+    try:
+        with session_factory(engine)() as session:
+            outcome = reverify_submission(session, submission_id, sample=sample)
+    except Refused as exc:
+        print(f"req2rank-hub: {exc.message}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    print(f"req2rank-hub: submission {submission_id}: {outcome.status} "
+          f"({outcome.compared} items compared)")
+    for reason in outcome.reasons:
+        print(f"  {reason}")
+    return 0 if outcome.status == "verified" else 1
+
+
+def _shown(url: str) -> str:
+    """``url`` without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

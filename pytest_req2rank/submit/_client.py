@@ -1,0 +1,71 @@
+"""Talking to a hub over HTTP: fetch a nonce, send a submission."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+import httpx
+
+from ..errors import Req2RankError
+
+TIMEOUT_S = 60.0
+
+
+class HubError(Req2RankError):
+    """The hub could not be reached or did not take the request. ``retryable``: worth
+    retrying later (no answer, 429, 5xx); otherwise the hub refused it (``code`` says why)."""
+
+    def __init__(self, message: str, *, retryable: bool, code: str = "",
+                 status: int | None = None) -> None:
+        super().__init__(message)
+        self.retryable, self.code, self.status = retryable, code, status
+
+
+class HubClient:
+    """A hub at ``url``, signed in with ``token``."""
+
+    def __init__(self, url: str, token: str, *, transport: httpx.BaseTransport | None = None
+                 ) -> None:
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, timeout=TIMEOUT_S, transport=transport,
+                                  headers={"Authorization": f"Bearer {token}"})
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def nonce(self) -> dict[str, Any]:
+        """A fresh nonce: ``{nonce, issued_at, expires_at}``."""
+        return self._post("/api/nonces", None)
+
+    def submit(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Send a submission; the hub's reply (status, url, receipt)."""
+        return self._post("/api/submissions", payload)
+
+    def _post(self, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
+        try:
+            response = self._http.post(path, json=body)
+        except httpx.HTTPError as exc:
+            raise HubError(f"no answer from the hub {self.url} ({type(exc).__name__}: {exc})",
+                           retryable=True) from None
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.is_success and isinstance(data, dict):
+            return data
+        error = data.get("error") if isinstance(data, dict) else None
+        if isinstance(error, dict):
+            code, message = str(error.get("code", "")), str(error.get("message", ""))
+        else:
+            code, message = "", (response.text[:200] or response.reason_phrase)
+        retryable = response.status_code == 429 and code != "daily_limit" \
+            or response.status_code >= 500
+        raise HubError(f"the hub {self.url} answered {response.status_code}"
+                       f"{f' ({code})' if code else ''}: {message}", retryable=retryable,
+                       code=code, status=response.status_code)

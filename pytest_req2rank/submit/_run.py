@@ -1,0 +1,145 @@
+"""A run's way to the hub: a nonce before the first model call, the evidence chain as items
+finish, the submission at the end; kept in the run's store so a failed one can be retried."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import Req2RankError
+from ..evidence import EvidenceChain
+from ..models import ItemResult
+from ._client import HubClient, HubError
+from ._tokens import stored_token
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ..report import ResultsDocument
+    from ..store import Store
+
+TOKEN_ENV = "R2R_HUB_TOKEN"
+URL_ENV = "R2R_HUB_URL"
+
+
+class SubmitError(Req2RankError):
+    """A submission that cannot even be attempted (no hub, no token, no such run)."""
+
+
+@dataclass(frozen=True)
+class SubmissionOutcome:
+    """What became of a submission: ``status`` is the hub's (``accepted``, ``flagged``),
+    ``refused`` (the hub said why in ``message``) or ``failed`` (no answer, 429, 5xx: every
+    thing is kept, ``retry`` is the command that sends it again)."""
+
+    run_id: str
+    status: str
+    message: str
+    url: str | None = None
+    receipt: dict[str, Any] | None = None
+    retry: str | None = None
+
+
+def hub_token(hub_url: str, given: str | None = None) -> str:
+    """The token for ``hub_url``: ``given``, else ``$R2R_HUB_TOKEN``, else the one kept by login."""
+    token = given or os.environ.get(TOKEN_ENV) or stored_token(hub_url)
+    if not token:
+        raise SubmitError(f"no token for the hub {hub_url}: pass --r2r-hub-token=TOKEN, set "
+                          f"{TOKEN_ENV}, or sign in with `req2rank login` first")
+    return token
+
+
+def retry_command(db_path: Path, run_id: str, hub_url: str) -> str:
+    """The command that sends a kept submission again."""
+    return shlex.join(["req2rank", "submit", run_id, "--db", str(db_path), "--hub", hub_url])
+
+
+class RunSubmission:
+    """Started on the controller before any model call: fetches the run's nonce (raises
+    :class:`~._client.HubError` when it cannot) and starts its evidence chain."""
+
+    def __init__(self, hub_url: str, token: str, run_id: str, *,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.client = HubClient(hub_url, token, transport=transport)
+        try:
+            issued = self.client.nonce()
+        except HubError:
+            self.client.close()
+            raise
+        self.run_id = run_id
+        self.nonce = str(issued["nonce"])
+        self.chain = EvidenceChain(self.nonce, run_id, str(issued["issued_at"]))
+
+    def add(self, item: ItemResult) -> None:
+        """Chain a finished item (called as the controller keeps it)."""
+        self.chain.add(item)
+
+    def finish(self, document: ResultsDocument, store: Store, db_path: Path) -> SubmissionOutcome:
+        """Keep the submission in ``store``, send it, and keep what the hub answered."""
+        for item in document.items:  # a resumed run's earlier items, if any
+            self.chain.add(item)
+        payload = {"nonce": self.nonce, "results": document.model_dump(mode="json"),
+                   "evidence": self.chain.entries}
+        store.save_submission(self.run_id, hub_url=self.client.url, nonce=self.nonce,
+                              payload=payload, status="pending", message="")
+        try:
+            return send(self.client, payload, store, db_path, self.run_id)
+        finally:
+            self.client.close()
+
+
+def send(client: HubClient, payload: dict[str, Any], store: Store, db_path: Path,
+         run_id: str) -> SubmissionOutcome:
+    """Send a kept submission and record the hub's answer (or the failure) in ``store``."""
+    try:
+        reply = client.submit(payload)
+    except HubError as exc:
+        status = "failed" if exc.retryable else "refused"
+        retry = retry_command(db_path, run_id, client.url) if exc.retryable else None
+        store.save_submission(run_id, status=status, message=str(exc))
+        return SubmissionOutcome(run_id, status, str(exc), retry=retry)
+    status, url = str(reply.get("status", "")), reply.get("url")
+    receipt = reply.get("receipt") if isinstance(reply.get("receipt"), dict) else None
+    flags = reply.get("flags") or []
+    message = ("accepted and ranked" if status == "accepted" else
+               "held for review, not ranked yet: " + "; ".join(map(str, flags)))
+    store.save_submission(run_id, status=status, url=url, receipt=receipt, message=message)
+    return SubmissionOutcome(run_id, status, message, url=url, receipt=receipt)
+
+
+def submit_run(db_path: Path, run_id: str, hub_url: str | None = None, token: str | None = None,
+               *, transport: httpx.BaseTransport | None = None) -> SubmissionOutcome:
+    """Send (again) the submission a run made with ``--r2r-submit``, from its store
+    ``db_path``: to ``hub_url`` (default: the hub it was made for) with ``token`` (default:
+    ``$R2R_HUB_TOKEN`` or the one kept by login). A run without one cannot be submitted: its
+    evidence chain starts from a nonce fetched before the run."""
+    from ..store import Store, StoreUnusable, check_store  # sqlite-utils: only here
+
+    db_path = Path(db_path)
+    if not db_path.exists():
+        raise SubmitError(f"no store at {db_path}; pass the --r2r-db (or --r2r-dir) of the run")
+    try:
+        check_store(db_path)
+    except StoreUnusable as exc:
+        raise SubmitError(str(exc)) from None
+    store = Store(db_path)
+    try:
+        record = store.submission(run_id)
+        if record is None or not record.get("payload"):
+            known = store.run(run_id) is not None
+            raise SubmitError(
+                f"run {run_id} in {db_path} " + ("was not run with --r2r-submit" if known else
+                                                 "does not exist") +
+                ": only a run started with --r2r-submit (its nonce fetched before any model "
+                "call) can be submitted; run it again with --r2r-submit=URL")
+        if record["status"] in ("accepted", "flagged") and not hub_url:
+            return SubmissionOutcome(run_id, record["status"], "already submitted",
+                                     url=record.get("url"), receipt=record.get("receipt"))
+        url = (hub_url or record["hub_url"]).rstrip("/")
+        with HubClient(url, hub_token(url, token), transport=transport) as client:
+            return send(client, record["payload"], store, db_path, run_id)
+    finally:
+        store.close()

@@ -1,0 +1,230 @@
+"""A real hub for the tests: Uvicorn on 127.0.0.1 at a free port, in a thread, with its own
+SQLite database; and runs to submit to it (synthetic items with their evidence chain)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from pytest_req2rank.evidence import chain_for
+from pytest_req2rank.hub import HubConfig, create_app, migrate
+from pytest_req2rank.models import ItemResult, Timings
+from pytest_req2rank.report import ResultsDocument, RunInfo, build_summary
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Hub:
+    url: str
+    config: HubConfig
+    app: Any
+
+    def token(self, user: str, *, admin: bool = False) -> str:
+        from pytest_req2rank.hub._accounts import create_token
+
+        with self.app.state.sessions() as session:
+            return create_token(session, user, admin=admin)
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30.0)
+
+    def sql(self, statement: str, **params: Any) -> None:
+        from sqlalchemy import text
+
+        with self.app.state.engine.begin() as connection:
+            connection.execute(text(statement), params)
+
+
+@contextmanager
+def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
+    config = replace(HubConfig(database_url=f"sqlite:///{directory / 'hub.db'}",
+                               key_path=directory / "key.pem"), **overrides)
+    migrate(config.database_url)
+    app = create_app(config)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the hub did not start")
+        time.sleep(0.02)
+    try:
+        yield Hub(f"http://127.0.0.1:{port}", config, app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        app.state.engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
+    """A hub with the default limits, shared by the session (each test uses its own users)."""
+    with running_hub(tmp_path_factory.mktemp("hub")) as running:
+        yield running
+
+
+_users = iter(range(1, 1_000_000))
+
+
+@pytest.fixture
+def user(hub: Hub) -> str:
+    """A fresh user's token on the session's hub."""
+    return hub.token(f"user{next(_users)}")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime | None = None,
+               model: str = "acme/coder") -> list[ItemResult]:
+    """``n`` finished dynamic items, one after the other from ``start`` (default: just now)."""
+    scores = scores or [60.0 + 5 * (i % 6) for i in range(n)]
+    moment = start or _now() - timedelta(seconds=1)
+    items = []
+    for i, score in enumerate(scores):
+        begin = moment + timedelta(milliseconds=60 * i)
+        end = begin + timedelta(milliseconds=50)
+        passed = round(4 * score / 100)
+        items.append(ItemResult(
+            item_id=f"dynamic/R{i}", dataset="dynamic", task_id=f"R{i}", model=model,
+            status="success" if passed == 4 else "wrong_answer", pass_ratio=passed / 4,
+            tests_passed=passed, tests_total=4, prompt=f"Write R{i}", response=f"def r{i}(): ...",
+            kind="dynamic", score=score, cluster=f"dynamic/R{i}", complexity=f"C{1 + i % 4}",
+            requirement={"title": f"R{i}"},
+            timings=Timings(generation_s=0.01, execution_s=0.02, total_s=0.04),
+            started_at=begin.isoformat(timespec="milliseconds"),
+            finished_at=end.isoformat(timespec="milliseconds"),
+        ))
+    return items
+
+
+def make_document(items: list[ItemResult], *, run_id: str = "run-1", seed: int = 7,
+                  isolation: str | None = "full", model: str = "acme/coder") -> ResultsDocument:
+    moment = _now()
+    return ResultsDocument(
+        run=RunInfo(id=run_id, seed=seed, model=model, suite="dynamic", judges=[],
+                    sandbox="process", isolation=isolation, plugin_version="0",
+                    started_at=(moment - timedelta(seconds=2)).isoformat(timespec="seconds"),
+                    finished_at=moment.isoformat(timespec="seconds"),
+                    settings={"concurrency": 2}),
+        summary=build_summary(items, planned=len(items), wall_time_s=1.0, seed=seed),
+        items=items,
+    )
+
+
+_runs = iter(range(1, 1_000_000))
+
+
+def refused(response: httpx.Response, status: int, code: str) -> str:
+    """The message of a refusal with ``status`` and ``code`` (else the assertion fails)."""
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["code"] == code, error
+    return str(error["message"])
+
+
+def fresh_nonce(client: httpx.Client) -> dict[str, Any]:
+    response = client.post("/api/nonces")
+    assert response.status_code == 201, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def make_payload(client: httpx.Client, *, items: list[ItemResult] | None = None,
+                 nonce: dict[str, Any] | None = None, **document: Any) -> dict[str, Any]:
+    """A consistent submission: a fresh nonce, the results of ``items`` and their chain."""
+    nonce = nonce or fresh_nonce(client)
+    items = items if items is not None else make_items()
+    if "model" in document:  # the items are the run's model's
+        items = [item.model_copy(update={"model": document["model"]}) for item in items]
+    run_id = document.pop("run_id", f"run-{next(_runs)}")
+    results = make_document(items, run_id=run_id, **document)
+    return {"nonce": nonce["nonce"], "results": results.model_dump(mode="json"),
+            "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], items)}
+
+
+def _postgres_bin() -> Path | None:
+    """PostgreSQL's server binaries: ``$R2R_TEST_PG_BIN``, else Debian's newest."""
+    import glob
+    import os
+
+    given = os.environ.get("R2R_TEST_PG_BIN")
+    found = ([Path(given)] if given else
+             [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"))])
+    return next((path for path in reversed(found) if (path / "initdb").exists()), None)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server of this session, in a temporary directory; as root, run as the
+    unprivileged ``nobody`` (initdb and postgres refuse root)."""
+    import os
+    import pwd
+    import shutil
+    import subprocess
+    import tempfile
+
+    binaries = _postgres_bin()
+    if binaries is None:
+        pytest.skip("PostgreSQL is not installed (.ci/postgres.sh installs Debian's postgresql)")
+    base = Path(tempfile.mkdtemp(prefix="r2r-pg-"))
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        os.chown(base, nobody.pw_uid, nobody.pw_gid)
+        prefix = ["runuser", "-u", "nobody", "--"]
+    data = base / "data"
+    initdb = subprocess.run([*prefix, str(binaries / "initdb"), "-D", str(data), "-U", "postgres",
+                             "--auth=trust", "-E", "UTF8", "--no-sync"],
+                            capture_output=True, text=True, check=False)
+    if initdb.returncode:
+        shutil.rmtree(base, ignore_errors=True)
+        pytest.skip(f"initdb failed: {initdb.stderr.strip().splitlines()[-1:]}")
+    port = free_port()
+    with open(base / "server.log", "w") as log:
+        server = subprocess.Popen([*prefix, str(binaries / "postgres"), "-D", str(data), "-p",
+                                   str(port), "-k", str(base), "-h", "127.0.0.1", "-F"],
+                                  stdout=log, stderr=subprocess.STDOUT)
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    import psycopg
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres").close()
+            break
+        except psycopg.OperationalError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                log_text = (base / "server.log").read_text()[-500:]
+                shutil.rmtree(base, ignore_errors=True)
+                pytest.fail(f"PostgreSQL did not start: {log_text}")
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(base, ignore_errors=True)
