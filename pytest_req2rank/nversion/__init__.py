@@ -73,12 +73,14 @@ from ._knowledge import (
 from ._library import (
     FAMILIES,
     LIBRARY_VERSION,
+    REQUIREMENT_PREFIX,
     Implementation,
     LibraryError,
     LibraryTask,
     check_library_file,
     load_library,
     normalised_ast,
+    requirement_tasks,
     normalised_ast_similarity,
 )
 from ._metrics import (
@@ -187,6 +189,8 @@ __all__ = [
     "load_common_modes",
     "load_knowledge",
     "load_library",
+    "requirement_tasks",
+    "REQUIREMENT_PREFIX",
     "ls",
     "majority_consensus_rate",
     "mbcs",
