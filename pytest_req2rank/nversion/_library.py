@@ -17,9 +17,9 @@ import difflib
 import re
 import sys
 import tomllib
+from collections.abc import Iterable
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from pytest_req2rank.models import Task
 from pytest_req2rank.generation import load_templates
+from pytest_req2rank.models import Task
 from pytest_req2rank.nversion import (
     FAMILIES,
     LIBRARY_VERSION,
