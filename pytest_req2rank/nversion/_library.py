@@ -169,8 +169,8 @@ def _task_errors(task: LibraryTask, name: str) -> list[tuple[str, str]]:
     if task.version != LIBRARY_VERSION:
         found.append(("version", f"{task.version} is not the library version {LIBRARY_VERSION}"))
     if not _TASK_ID.match(task.task_id):
-        found.append(("task_id", f"{task.task_id!r} is not of the form 'HumanEval/<number>' "
-                      "or 'Requirement/<template-id>'"))
+        found.append(("task_id", (f"{task.task_id!r} is not of the form 'HumanEval/<number>' "
+                      "or 'Requirement/<template-id>'")))
     elif name != file_name(task.task_id):
         found.append(("task_id", f"{task.task_id!r} belongs in {file_name(task.task_id)!r}"))
     found += _definition_errors(task)
@@ -204,16 +204,16 @@ def _definition_errors(task: LibraryTask) -> list[tuple[str, str]]:
     fields = {"template": task.template, "prompt": task.prompt, "reference": task.reference,
               "test": task.test}
     if not task.is_requirement:
-        return [(name, "only a Requirement/... task carries its own definition; HumanEval's "
-                 "is used") for name, value in fields.items() if value is not None]
+        return [(name, ("only a Requirement/... task carries its own definition; HumanEval's "
+                 "is used")) for name, value in fields.items() if value is not None]
     found = [(name, "missing: a Requirement/... task carries its own definition")
              for name, value in fields.items() if value is None or not value.strip()]
     if found:
         return found
     assert task.template is not None and task.reference is not None and task.test is not None
     if task.task_id != REQUIREMENT_PREFIX + task.template:
-        found.append(("template", f"{task.template!r} does not match the task id "
-                      f"{task.task_id!r} (Requirement/<template-id>)"))
+        found.append(("template", (f"{task.template!r} does not match the task id "
+                      f"{task.task_id!r} (Requirement/<template-id>)")))
     found += [("reference", reason) for reason in code_errors(task.reference, task.entry_point)]
     found += [("test", reason) for reason in code_errors(task.test, "check")]
     return found

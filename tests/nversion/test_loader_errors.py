@@ -156,9 +156,9 @@ def test_a_humaneval_task_does_not_carry_a_definition(tmp_path: Path) -> None:
     path.write_text(VALID.replace('family = "arithmetic"',
                                   'family = "arithmetic"\nprompt = "def f(): ..."', 1),
                     encoding="utf-8")
-    assert check_library_file(path) == [
+    assert check_library_file(path) == [(
         f"{path}: prompt: only a Requirement/... task carries its own definition; "
-        "HumanEval's is used"]
+        "HumanEval's is used")]
 
 
 def test_humaneval_tasks_sort_before_requirement_tasks(tmp_path: Path) -> None:
