@@ -73,6 +73,7 @@ from ._knowledge import (
 from ._library import (
     FAMILIES,
     LIBRARY_VERSION,
+    REQUIREMENT_PREFIX,
     Implementation,
     LibraryError,
     LibraryTask,
@@ -80,6 +81,7 @@ from ._library import (
     load_library,
     normalised_ast,
     normalised_ast_similarity,
+    requirement_tasks,
 )
 from ._metrics import (
     PatternMetrics,
@@ -117,6 +119,7 @@ __all__ = [
     "LIBRARY_VERSION",
     "MAX_MUTANT_TRIES",
     "MBCS_NOT_MEASURED",
+    "REQUIREMENT_PREFIX",
     "SDP_NOT_MEASURED",
     "STRUCTURAL",
     "TIMEOUT_S",
@@ -201,6 +204,7 @@ __all__ = [
     "picked_versions",
     "repair",
     "repeated_tasks",
+    "requirement_tasks",
     "run_experiment",
     "same_output",
     "sdp",

@@ -2,7 +2,11 @@
 
 One file per task (``library/HumanEval-0.toml`` holds ``HumanEval/0``), each with at least
 :data:`MIN_IMPLEMENTATIONS` correct, algorithmically distinct implementations of the task's
-function. Errors are one ``file: field: reason`` line each, like the template loader's.
+function. A HumanEval task's definition is HumanEval's; a requirement task
+(``Requirement/<template>``, derived from a dynamic-suite requirement template) carries its
+own: ``prompt``, ``reference`` and ``test`` (a HumanEval-form ``check(candidate)``), which
+:func:`requirement_tasks` turns into function-form tasks. Errors are one
+``file: field: reason`` line each, like the template loader's.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import difflib
 import re
 import sys
 import tomllib
+from collections.abc import Iterable
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
 from ..errors import ConfigurationError
+from ..models import Task
 
 LIBRARY_VERSION = 1
 """The library's format and content version; every file carries it as ``version``."""
@@ -34,7 +40,11 @@ FAMILIES = (
 LIBRARY_FOLDER = "library"
 SUFFIX = ".toml"
 _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_TASK_ID = re.compile(r"^HumanEval/\d+$")
+_TASK_ID = re.compile(r"^(HumanEval/\d+|Requirement/[a-z0-9]+(-[a-z0-9]+)*)$")
+REQUIREMENT_PREFIX = "Requirement/"
+"""The task-id prefix of the library's own tasks, derived from requirement templates."""
+REQUIREMENT_DATASET = "requirement"
+"""The dataset of the library's own tasks before they become N-version items."""
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _BUILTINS = frozenset(dir(builtins))
 
@@ -68,7 +78,16 @@ class LibraryTask(BaseModel):
     entry_point: StrictStr
     family: StrictStr
     implementations: tuple[Implementation, ...]
+    template: StrictStr | None = None
+    prompt: StrictStr | None = None
+    reference: StrictStr | None = None
+    test: StrictStr | None = None
     path: str = ""
+
+    @property
+    def is_requirement(self) -> bool:
+        """Whether the library carries this task's definition (a requirement task)."""
+        return self.task_id.startswith(REQUIREMENT_PREFIX)
 
 
 def bundled_library() -> Traversable:
@@ -101,14 +120,24 @@ def load_library(directory: str | Path | Traversable | None = None) -> tuple[Lib
     return tuple(sorted(tasks, key=_order))
 
 
+def requirement_tasks(library: Iterable[LibraryTask]) -> list[Task]:
+    """The library's own requirement tasks as function-form tasks, in library order."""
+    return [Task(item_id=f"{REQUIREMENT_DATASET}/{entry.task_id.replace('/', '_')}",
+                 dataset=REQUIREMENT_DATASET, task_id=entry.task_id, form="function",
+                 prompt=entry.prompt or "", reference=entry.reference or "",
+                 entry_point=entry.entry_point, test=entry.test,
+                 source=f"nversion-library:{Path(entry.path).name}")
+            for entry in library if entry.is_requirement]
+
+
 def check_library_file(path: str | Path) -> list[str]:
     """Every mistake in one library file, as ``file: field: reason`` lines (empty when valid)."""
     return _parse(Path(path))[1]
 
 
-def _order(task: LibraryTask) -> tuple[str, int]:
-    prefix, _, number = task.task_id.partition("/")
-    return prefix, int(number)
+def _order(task: LibraryTask) -> tuple[str, int, str]:
+    prefix, _, rest = task.task_id.partition("/")
+    return (prefix, int(rest), "") if rest.isdigit() else (prefix, 0, rest)
 
 
 def _parse(path: Traversable) -> tuple[LibraryTask | None, list[str]]:
@@ -140,9 +169,11 @@ def _task_errors(task: LibraryTask, name: str) -> list[tuple[str, str]]:
     if task.version != LIBRARY_VERSION:
         found.append(("version", f"{task.version} is not the library version {LIBRARY_VERSION}"))
     if not _TASK_ID.match(task.task_id):
-        found.append(("task_id", f"{task.task_id!r} is not of the form 'HumanEval/<number>'"))
+        found.append(("task_id", (f"{task.task_id!r} is not of the form 'HumanEval/<number>' "
+                      "or 'Requirement/<template-id>'")))
     elif name != file_name(task.task_id):
         found.append(("task_id", f"{task.task_id!r} belongs in {file_name(task.task_id)!r}"))
+    found += _definition_errors(task)
     if task.family not in FAMILIES:
         found.append(("family", f"{task.family!r} is not one of {', '.join(FAMILIES)}"))
     if len(task.implementations) < MIN_IMPLEMENTATIONS:
@@ -165,6 +196,26 @@ def _task_errors(task: LibraryTask, name: str) -> list[tuple[str, str]]:
                           f"{kind[1]!r} is used twice")))
         seen_kinds.add(kind)
         found += [(f"{where}.code", reason) for reason in code_errors(impl.code, task.entry_point)]
+    return found
+
+
+def _definition_errors(task: LibraryTask) -> list[tuple[str, str]]:
+    """A requirement task must carry its definition; a HumanEval task must not (HumanEval's)."""
+    fields = {"template": task.template, "prompt": task.prompt, "reference": task.reference,
+              "test": task.test}
+    if not task.is_requirement:
+        return [(name, ("only a Requirement/... task carries its own definition; HumanEval's "
+                 "is used")) for name, value in fields.items() if value is not None]
+    found = [(name, "missing: a Requirement/... task carries its own definition")
+             for name, value in fields.items() if value is None or not value.strip()]
+    if found:
+        return found
+    assert task.template is not None and task.reference is not None and task.test is not None
+    if task.task_id != REQUIREMENT_PREFIX + task.template:
+        found.append(("template", (f"{task.template!r} does not match the task id "
+                      f"{task.task_id!r} (Requirement/<template-id>)")))
+    found += [("reference", reason) for reason in code_errors(task.reference, task.entry_point)]
+    found += [("test", reason) for reason in code_errors(task.test, "check")]
     return found
 
 

@@ -139,17 +139,25 @@ def _load_tasks(settings: Settings, seed: int) -> list[Task]:
 
 def _nversion_base(settings: Settings, seed: int) -> list[Task]:
     """The tasks an N-version run covers: the suite's HumanEval-form tasks; for the
-    built-in model, those its library holds."""
-    from ..nversion import library_tasks, load_library  # the library: only in N-version runs
+    built-in model, those its library holds, followed, when the suite is the default one, by
+    the library's own requirement tasks."""
+    from ..nversion import (  # the library: only in N-version runs
+        library_tasks,
+        load_library,
+        requirement_tasks,
+    )
 
     tasks = [task for task in _suite_tasks(settings, seed) if task.form == "function"]
     if settings.model.kind == "reference":
         library = load_library()
         tasks = library_tasks(tasks, library)
+        if "suite" not in settings.explicit:
+            tasks += requirement_tasks(library)
         if not tasks:
+            held = sum(not entry.is_requirement for entry in library)
             raise SettingsError(
                 f"--r2r-suite: none of the tasks of {settings.suite} is in the N-version "
-                f"library ({len(library)} HumanEval tasks) that {REFERENCE_MODEL} answers from; "
+                f"library ({held} HumanEval tasks) that {REFERENCE_MODEL} answers from; "
                 "pass --r2r-suite=humaneval, or --r2r-model=MODEL")
     if not tasks:
         raise SettingsError(f"--r2r-suite: {settings.suite} has no HumanEval-form task "

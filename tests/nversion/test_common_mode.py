@@ -38,7 +38,7 @@ def _applicable(failure: CommonModeFailure,
 
 @pytest.mark.parametrize("failure", FAILURES, ids=[f.kind for f in FAILURES])
 def test_failure_changes_behaviour(failure: CommonModeFailure, library: tuple[LibraryTask, ...],
-                                   humaneval_tasks: dict[str, Task],
+                                   task_definitions: dict[str, Task],
                                    sandbox: ProcessSandbox) -> None:
     found = _applicable(failure, library)
     assert found, f"{failure.kind} applies to no library version"
@@ -47,7 +47,7 @@ def test_failure_changes_behaviour(failure: CommonModeFailure, library: tuple[Li
         faulty = failure.inject(code)
         assert faulty != code and faulty == failure.inject(code), (task.task_id, name)
         compile(faulty, f"<{failure.kind}>", "exec")
-        status, _ = grade_code(humaneval_tasks[task.task_id], faulty, sandbox)
+        status, _ = grade_code(task_definitions[task.task_id], faulty, sandbox)
         if status != "success":
             changed.append((task.task_id, name))
     tasks = {task.task_id for task, _, _ in found}

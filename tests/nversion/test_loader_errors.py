@@ -120,3 +120,49 @@ def test_a_kind_without_entry_is_an_error(tmp_path: Path) -> None:
     path.write_text(CATALOGUE[:start], encoding="utf-8")
     with pytest.raises(LibraryError, match="'whitespace-split' has a transformation but no entry"):
         load_common_modes(path)
+
+
+REQUIREMENT = bundled_library().joinpath("Requirement-cart-pricing.toml").read_text(
+    encoding="utf-8")
+
+# (replace this, with that) in a valid requirement task → the expected "field: reason" line
+REQUIREMENT_MISTAKES = {
+    "missing-test": (REQUIREMENT[REQUIREMENT.index("test = '''"):
+                                 REQUIREMENT.index("[[implementations]]")], "",
+                     r"test: missing: a Requirement/\.\.\. task carries its own definition"),
+    "template-vs-id": ('template = "cart-pricing"', 'template = "cart"',
+                       r"template: 'cart' does not match the task id"),
+    "reference-entry-point": ("def price_cart(lines, coupon=None, tax_percent=7):",
+                              "def price(lines, coupon=None, tax_percent=7):",
+                              r"reference: defines no top-level function 'price_cart'"),
+    "test-without-check": ("def check(candidate):", "def verify(candidate):",
+                           r"test: defines no top-level function 'check'"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(REQUIREMENT_MISTAKES))
+def test_requirement_task_mistakes(tmp_path: Path, mistake: str) -> None:
+    old, new, expected = REQUIREMENT_MISTAKES[mistake]
+    assert old in REQUIREMENT, mistake
+    path = tmp_path / "Requirement-cart-pricing.toml"
+    path.write_text(REQUIREMENT.replace(old, new, 1), encoding="utf-8")
+    errors = check_library_file(path)
+    assert any(re.search(expected, line) for line in errors), errors
+    assert all(line.startswith(f"{path}: ") and "\n" not in line for line in errors)
+
+
+def test_a_humaneval_task_does_not_carry_a_definition(tmp_path: Path) -> None:
+    path = tmp_path / "HumanEval-2.toml"
+    path.write_text(VALID.replace('family = "arithmetic"',
+                                  'family = "arithmetic"\nprompt = "def f(): ..."', 1),
+                    encoding="utf-8")
+    assert check_library_file(path) == [(
+        f"{path}: prompt: only a Requirement/... task carries its own definition; "
+        "HumanEval's is used")]
+
+
+def test_humaneval_tasks_sort_before_requirement_tasks(tmp_path: Path) -> None:
+    (tmp_path / "HumanEval-2.toml").write_text(VALID, encoding="utf-8")
+    (tmp_path / "Requirement-cart-pricing.toml").write_text(REQUIREMENT, encoding="utf-8")
+    assert [t.task_id for t in load_library(tmp_path)] == [
+        "HumanEval/2", "Requirement/cart-pricing"]

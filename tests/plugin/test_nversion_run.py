@@ -204,3 +204,23 @@ def test_a_suite_without_library_tasks_is_a_usage_error(pytester: pytest.Pyteste
     one_line(pytester.runpytest("--r2r-nversion=3", "--r2r-suite=jsonl:suite.jsonl", *SERIAL),
              "--r2r-suite: none of the tasks of jsonl:* is in the N-version library (33 HumanEval "
              "tasks)*")
+
+
+def _collected(result: pytest.RunResult) -> list[str]:
+    return [m.group(1) for line in result.outlines
+            if (m := re.search(r"test_task\[(nversion/[^\]]+)\]", line))]
+
+
+def test_the_default_suite_adds_the_library_requirement_tasks(pytester: pytest.Pytester) -> None:
+    """The built-in model on the default suite: the library's HumanEval tasks, then its own
+    requirement tasks; an explicit --r2r-suite=humaneval keeps to HumanEval."""
+    library = load_library()
+    own = [e.task_id.replace("/", "_") for e in library if e.is_requirement]
+    held = [e.task_id.replace("/", "_") for e in library if not e.is_requirement]
+    args = ("--r2r-nversion=2", "--r2r-faults=code", "--collect-only", "-q", *SERIAL)
+    default = _collected(pytester.runpytest(*args))
+    tasks = list(dict.fromkeys(item.split("/")[1] for item in default))
+    assert tasks == held + own and len(own) >= 6
+    assert f"nversion/{own[0]}/v1" in default and f"nversion/{own[-1]}/Pat-CL4" in default
+    explicit = _collected(pytester.runpytest(*args, "--r2r-suite=humaneval"))
+    assert list(dict.fromkeys(item.split("/")[1] for item in explicit)) == held
