@@ -90,13 +90,14 @@ def nversion_lines(nv: NVersionSummary) -> list[str]:
                  f"({nv.structural_measure}, not MBCS) {_similarity(nv.mean_structural)}")
     lines.append(f"    SDP {_sdp_summary(nv)}")
     lines.append(f"    MBCS {_mbcs_summary(nv)}")
+    width = max((len(d.task) for d in nv.diversity), default=0)
     for d in nv.diversity:
         sdp = "n/a" if d.sdp is None or d.sdp.sdp is None else f"{d.sdp.sdp:.3f}"
         judged = "" if d.sdp is None or d.sdp.status == "not_measured" else (
             f" ({d.sdp.judged}/{d.sdp.pairs} judged)")
         mbcs = ("n/a" if d.mbcs is None or d.mbcs.status == "not_measured" else
                 "error" if d.mbcs.mbcs is None else f"{d.mbcs.mbcs:.3f}")
-        lines.append(f"    {d.task:<14} LS {_similarity(d.levenshtein)}  structural "
+        lines.append(f"    {d.task:<{width}} LS {_similarity(d.levenshtein)}  structural "
                      f"{_similarity(d.structural)}  SDP {sdp}{judged}  MBCS {mbcs}")
     if nv.generation is not None:
         lines += generation_lines(nv.generation)
