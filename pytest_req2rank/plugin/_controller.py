@@ -245,27 +245,13 @@ class Controller:
             self._store.close()
             self._store = None
         self._write_results(self.document)
-        if self.paths.html is not None:
-            self._write_html(self.document, self.paths.html)
         from ._reports import write_reports  # as the report above
 
         self.report_lines = write_reports(
             self.document, self.settings, results=self.paths.results, qa_log=self.paths.qa_log,
-            baseline=self.baseline[1] if self.baseline else None, errors=self.output_errors)
+            html=self.paths.html, baseline=self.baseline[1] if self.baseline else None,
+            errors=self.output_errors)
         return self.document
-
-    def _write_html(self, document: ResultsDocument, path: Path) -> None:
-        """Write the HTML report from the results document; note it when it cannot be."""
-        from ..report import write_html  # loaded once the workers run (class docstring)
-
-        try:
-            write_html(document.model_dump(mode="json"), path)
-        except OSError as exc:
-            self.output_errors["html"] = f"could not write the HTML report {path} ({_reason(exc)})"
-        except Exception as exc:  # noqa: BLE001 - the run's results are written: keep the run
-            self.output_errors["html"] = (
-                f"could not render the HTML report {path} ({type(exc).__name__}: {exc}) - "
-                "please report this as a bug; the results JSON has everything it would show")
 
     def _write_results(self, document: ResultsDocument) -> None:
         """Write the results JSON; when it cannot be, keep it elsewhere and say where."""

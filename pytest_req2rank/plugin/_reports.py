@@ -1,5 +1,5 @@
-"""The controller's reports after the results JSON: the Markdown report (and the GitHub step
-summary), the stratified Q&A samples and the Weights & Biases run. Each reads the results
+"""The controller's reports after the results JSON: the HTML report, the Markdown report (and
+the GitHub step summary), the stratified Q&A samples and the Weights & Biases run. Each reads the results
 document; one that fails is noted and the others still run."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ if TYPE_CHECKING:
 
 
 def write_reports(document: ResultsDocument, settings: Settings, *, results: Path,
-                  qa_log: Path, baseline: ResultsDocument | None,
+                  qa_log: Path, html: Path | None, baseline: ResultsDocument | None,
                   errors: dict[str, str]) -> list[str]:
     """Write the reports the settings ask for; return the summary's lines about them.
     ``results`` and ``qa_log``: where the run wrote them (the report goes beside the first,
-    the samples beside the second); ``baseline``: the ``--r2r-baseline`` run. A report that
+    the samples beside the second); ``html``: the HTML report's path, if one is asked for;
+    ``baseline``: the ``--r2r-baseline`` run. A report that
     cannot be written is added to ``errors`` (exit code 7); W&B failing is a warning (it
     mirrors what the run keeps itself)."""
     from ..report import (  # loaded already: the results JSON was written
@@ -31,6 +32,8 @@ def write_reports(document: ResultsDocument, settings: Settings, *, results: Pat
         write_samples,
     )
 
+    if html is not None:
+        _write_html(document, html, errors)
     lines: list[str] = []
     markdown = render_markdown(document, baseline)
     # Results that could not be written where asked went elsewhere: the report goes to the
@@ -69,6 +72,20 @@ def write_reports(document: ResultsDocument, settings: Settings, *, results: Pat
         except WandbUnavailable as exc:
             lines.append(f"warning: wandb: {exc}")
     return lines
+
+
+def _write_html(document: ResultsDocument, path: Path, errors: dict[str, str]) -> None:
+    """Write the HTML report; a failure costs the report, not the run (noted in ``errors``)."""
+    from ..report import write_html  # loaded already: the results JSON was written
+
+    try:
+        write_html(document.model_dump(mode="json"), path)
+    except OSError as exc:
+        errors["html"] = f"could not write the HTML report {path} ({_reason(exc)})"
+    except Exception as exc:  # noqa: BLE001 - the run's results are written: keep the run
+        errors["html"] = (
+            f"could not render the HTML report {path} ({type(exc).__name__}: {exc}) - "
+            "please report this as a bug; the results JSON has everything it would show")
 
 
 def _reason(exc: OSError) -> str:
