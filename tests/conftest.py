@@ -78,3 +78,27 @@ def pytester(pytester: pytest.Pytester,
     """pytester, safe for in-process runs of the plugin (``runpytest``): they start no new
     interpreter, so they skip its start-up and litellm's 2-4 s import."""
     yield pytester
+
+
+CHROMIUM = os.environ.get("R2R_CHROMIUM", "/usr/bin/chromium")
+"""The browser of the browser tests: Debian's chromium (``.ci/chromium.sh`` installs it)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """The one place Chromium is launched, driven by Playwright: the system's build (no
+    browser download is possible here), without its own sandbox (CI runs as root, where it
+    refuses to start). Skips, saying why, without Chromium or Playwright. Module-scoped:
+    Playwright's sync API keeps an event loop running in this thread while it is open, which
+    would break every later test of the worker that calls ``asyncio.run``."""
+    if not os.path.isfile(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (bash "
+                    ".ci/chromium.sh) or set R2R_CHROMIUM to run the browser tests")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright is not installed: pip install -e '.[dev]'")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()

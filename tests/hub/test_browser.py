@@ -3,8 +3,6 @@ leaderboard's filter and sort, the CI drawn, a submission's badge."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,22 +11,14 @@ from hub_server import Hub, make_items, make_payload
 
 pytestmark = pytest.mark.slow  # a browser start
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-
-
 @pytest.fixture(scope="module")
-def page() -> Iterator[Any]:
-    """One browser page; skipped without Playwright or Debian's chromium (Playwright's own
-    browser downloads are not used)."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("no chromium here (.ci/chromium.sh installs Debian's chromium)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
+def page(browser: Any) -> Iterator[Any]:
+    """One page of the test module's browser."""
+    opened = browser.new_page()
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 def test_the_leaderboard_filters_sorts_and_links_to_submissions(page: Any, hub: Hub, user: str

@@ -21,29 +21,12 @@ from .report_runs import HOSTILE, Run
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-CHROMIUM = Path(os.environ.get("R2R_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS_ENV = "R2R_TEST_ARTIFACTS"
 PLOTS = {
     "dynamic": ["dimensions", "heatmap", "status", "pass-ratio", "judges", "latency"],
     "humaneval": ["status", "pass-ratio", "latency"],
     "nversion": ["status", "pass-ratio", "latency", "patterns"],
 }
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    """The one place Chromium is launched: the system's build, without its sandbox (CI runs
-    as root, where Chromium's own sandbox refuses to start)."""
-    if not CHROMIUM.is_file():
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (bash .ci/chromium.sh) "
-                    f"or set R2R_CHROMIUM to run the browser tests")
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="Playwright is not installed: pip install -e '.[dev]'")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                              args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="session")
