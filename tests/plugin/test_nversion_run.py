@@ -80,6 +80,7 @@ def test_offline_run_is_a_fault_injection_experiment(pytester: pytest.Pytester,
                                  "N-version: 5 versions x 2 tasks*", "*diversity*not MBCS*"])
 
 
+@pytest.mark.slow  # the whole library twice (1,170 items); the offline run above is the fast one
 def test_same_seed_same_tables_and_xdist_matches_serial(pytester: pytest.Pytester) -> None:
     args = ("--r2r-nversion=3", "--r2r-seed=11", "--r2r-sample=2", "--r2r-faults=code")
     first = pytester.runpytest(*args, "--r2r-json=first.json", *SERIAL)
