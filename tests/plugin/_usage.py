@@ -1,4 +1,5 @@
-"""Shared by the misconfiguration tests: a benchmark project, and the one-line check."""
+"""Shared by the plugin tests: a benchmark project over the status suite, its options and
+answers, and the one-line check."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from pytest_req2rank.store import Store
 DATA = Path(__file__).parent.parent / "data"
 BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
 SUITE = "--r2r-suite=jsonl:status_suite.jsonl"
+SAMPLES = "--r2r-model=r2r/samples:status_samples.jsonl"
+FAST = "--r2r-sandbox-timeout-ms=750"
+"""Each looping sample waits out 3 x this."""
+FUNCTION_ANSWER = "```python\ndef add(a: int, b: int) -> int:\n    return a + b\n```"
+PROGRAM_ANSWER = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 SERIAL = ("-p", "no:xdist")
 
 

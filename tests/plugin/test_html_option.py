@@ -5,12 +5,11 @@ kept)."""
 from __future__ import annotations
 
 import pytest
-from _usage import SERIAL, SUITE, make_bench, one_line
+from _usage import SAMPLES, SERIAL, SUITE, make_bench, one_line
 
 from pytest_req2rank import report
 
 EXIT_OUTPUT_FAILED = 7
-SAMPLES = "--r2r-model=r2r/samples:status_samples.jsonl"
 
 
 @pytest.fixture

@@ -11,15 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _usage import SUITE, make_bench
+from _usage import FAST, FUNCTION_ANSWER, PROGRAM_ANSWER, SAMPLES, SUITE, make_bench
 
 from pytest_req2rank.providers.fake import reset_fake_state, write_fake_script
 from pytest_req2rank.report import allocate, load_results, render_markdown
-
-SAMPLES = "--r2r-model=r2r/samples:status_samples.jsonl"
-FAST = "--r2r-sandbox-timeout-ms=750"
-FUNCTION_ANSWER = "```python\ndef add(a: int, b: int) -> int:\n    return a + b\n```"
-PROGRAM_ANSWER = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 
 
 @pytest.fixture
