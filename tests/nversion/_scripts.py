@@ -33,6 +33,11 @@ UNDERSTOOD = {"summary": "add two numbers and three", "inputs": "two integers",
               "family": "arithmetic"}
 
 
+async def no_sleep(seconds: float) -> None:
+    """The provider's back-off sleep, skipped: scripted errors retry at once."""
+    return None
+
+
 def fenced(code: str) -> dict[str, Any]:
     return {"text": f"```python\n{code}```"}
 

@@ -36,14 +36,11 @@ from ._scripts import (
     WRONG,
     as_json,
     fenced,
+    no_sleep,
     script,
 )
 
 DISTINCT = GenerationConfig(solutions=1, p_qn1=0.0)  # IRQN accepts all: nothing to regenerate
-
-
-async def _no_sleep(seconds: float) -> None:
-    return None
 
 
 @pytest.fixture
@@ -55,7 +52,7 @@ def run(nv_sandbox: ProcessSandbox) -> Iterator[Callable[..., Generation]]:
            similarity: Callable[[str, str], float] = lambda a, b: 0.0,
            task: Task = ADD3) -> Generation:
         set_fake_script({"models": {"nv": rules}})
-        provider = LiteLLMProvider("fake/nv", sleep=_no_sleep)
+        provider = LiteLLMProvider("fake/nv", sleep=no_sleep)
         pipeline = GenerationPipeline(
             task, provider, nv_sandbox, RunOptions(seed=7, sandbox_timeout_s=3.0), n=n,
             config=config, knowledge=load_knowledge(), similarity=similarity,

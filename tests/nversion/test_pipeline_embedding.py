@@ -14,13 +14,9 @@ from pytest_req2rank.providers import LiteLLMProvider
 from pytest_req2rank.providers.fake import fake_calls, reset_fake_state, set_fake_script
 from pytest_req2rank.sandbox import ProcessSandbox
 
-from ._scripts import ADD3, RIGHT, fenced, script
+from ._scripts import ADD3, RIGHT, fenced, no_sleep, script
 
 JUDGE_ALL = GenerationConfig(solutions=1, p_qn1=1.0, p_qn2=0.0, irqn_iterations=1)
-
-
-async def _no_sleep(seconds: float) -> None:
-    return None
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +28,7 @@ def _fresh_fake() -> Iterator[None]:
 
 def _evaluator(sandbox: ProcessSandbox, embedder: LiteLLMProvider | None) -> NVersionEvaluator:
     return NVersionEvaluator(
-        LiteLLMProvider("fake/nv", sleep=_no_sleep), sandbox,
+        LiteLLMProvider("fake/nv", sleep=no_sleep), sandbox,
         RunOptions(seed=7, sandbox_timeout_s=3.0), n=3, library={}, builtin=False,
         measures=SemanticMeasures(embedder=embedder), generation=JUDGE_ALL)
 
@@ -43,7 +39,7 @@ def test_irqn_judges_by_the_embedding_and_counts_its_calls(nv_sandbox: ProcessSa
         "nv": script([fenced(code) for code in RIGHT[:3]]),
         "emb": [{"responses": [{"embedding": [1, 0], "usage": {"prompt_tokens": 5,
                                                                 "completion_tokens": 0}}]}]}})
-    evaluator = _evaluator(nv_sandbox, LiteLLMProvider("fake/emb", sleep=_no_sleep))
+    evaluator = _evaluator(nv_sandbox, LiteLLMProvider("fake/emb", sleep=no_sleep))
     generation = evaluator.generated(ADD3)
     embedding_calls = [c for c in fake_calls() if c.get("outcome") == "embedding"]
     assert embedding_calls, "IRQN never asked the embedding model"
