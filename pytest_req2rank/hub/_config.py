@@ -42,6 +42,17 @@ class HubConfig:
     """The GitHub OAuth app users sign in with (``req2rank login``); empty: tokens only
     from ``req2rank-hub token create``."""
     github_api_url: str = "https://api.github.com"
+    reverify_models: str = "*"
+    """The models re-verification asks again (comma-separated patterns, ``*`` any); the hub
+    calls them with its own keys (its environment, as the plugin does)."""
+    reverify_sample: int = 10
+    """Items of a submission its model is asked again (0: the hub asks no model)."""
+    reverify_pass_tolerance: float = 0.15
+    """How far the sample's mean pass ratio may be from the claimed one."""
+    reverify_score_tolerance: float = 10.0
+    """How far the sample's mean score may be from the claimed one (static-judge runs)."""
+    reverify_every_s: int = 0
+    """``serve`` re-verifies new submissions this often (0: only ``req2rank-hub reverify``)."""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **given: object) -> HubConfig:
@@ -55,7 +66,9 @@ class HubConfig:
         for name, kind in (("nonce_ttl_s", int), ("max_open_nonces", int),
                            ("daily_submissions", int), ("daily_refusals", int),
                            ("max_payload_bytes", int),
-                           ("clock_skew_s", float)):
+                           ("clock_skew_s", float), ("reverify_sample", int),
+                           ("reverify_pass_tolerance", float),
+                           ("reverify_score_tolerance", float), ("reverify_every_s", int)):
             raw = env.get("R2R_HUB_" + name.upper().removesuffix("_S"))
             if raw:
                 try:
@@ -66,6 +79,8 @@ class HubConfig:
         values["github_client_id"] = env.get("R2R_HUB_GITHUB_CLIENT_ID", "")
         if env.get("R2R_HUB_GITHUB_API"):
             values["github_api_url"] = env["R2R_HUB_GITHUB_API"]
+        if "R2R_HUB_REVERIFY_MODELS" in env:
+            values["reverify_models"] = env["R2R_HUB_REVERIFY_MODELS"]
         if env.get("R2R_HUB_PUBLIC_RATE"):
             values["public_rate"] = env["R2R_HUB_PUBLIC_RATE"]
         values.update({key: value for key, value in given.items() if value is not None})
