@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
                        "proxy (env R2R_HUB_PUBLIC_URL)")
     serve.add_argument("--reverify-every", type=int, metavar="SECONDS",
                        help="Re-verify new submissions this often while serving "
-                       "(env R2R_HUB_REVERIFY_EVERY; default 0: only with `reverify`)")
+                       "(env R2R_HUB_REVERIFY_EVERY; default 300; 0: only with `reverify`)")
     commands.add_parser("migrate", help="Create or upgrade the database's tables")
     again = commands.add_parser("reverify", help="Replay submissions' requirements from their "
                                 "seeds, grade their answers and ask their models again, and mark "
