@@ -51,7 +51,7 @@ class HubConfig:
     """How far the sample's mean pass ratio may be from the claimed one."""
     reverify_score_tolerance: float = 10.0
     """How far the sample's mean score may be from the claimed one (static-judge runs)."""
-    reverify_every_s: int = 300
+    reverify_every_s: int = 60
     """The served hub re-verifies new submissions this often (0: only with
     ``req2rank-hub reverify``)."""
 
