@@ -31,11 +31,12 @@ from sqlalchemy.orm import Session
 
 from ..models import INFRA_STATUSES, STATIC_JUDGE
 from ..suites import DynamicOptions, load_suite
+from ._checks import MIN_RANKED_ITEMS
 from ._config import HubConfig
 from ._errors import Refused
 from ._replay import generation_arguments, replay_arguments, run_replay, selectable
 from ._submissions import RANKED_STATUSES, record_status
-from ._tables import StatusChange, Submission
+from ._tables import Flag, StatusChange, Submission
 
 PASS_RATIO_TOLERANCE = 0.01
 SCORE_TOLERANCE = 2.0
@@ -257,24 +258,38 @@ def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,
 def reverify_submission(session: Session, submission_id: int, config: HubConfig, *,
                         sample: int | None = None, rng: random.Random | None = None
                         ) -> Reverification:
-    """Re-verify a kept submission and record the outcome in its history (with both
-    replays' compared items): ``verified`` stays ranked, ``disputed`` leaves the ranking,
-    ``unverifiable`` changes nothing but the history."""
+    """Re-verify a kept submission and record the outcome in its history, and both replays'
+    compared items with the submission."""
     submission = session.get(Submission, submission_id)
     if submission is None:
         raise Refused(404, "not_found", f"no submission {submission_id}")
     outcome = reverify(submission.document, config, sample=sample, rng=rng)
-    status = outcome.status
-    if status == "unverifiable" or (status == "verified"
-                                    and submission.status not in RANKED_STATUSES):
-        status = submission.status  # kept as it was; an admin decides on flagged ones
-    record_status(session, submission, status, outcome.describe(), ACTOR)
+    record_status(session, submission, _new_status(session, submission, outcome.status),
+                  outcome.describe(), ACTOR)
     submission.reverification = {
         "status": outcome.status,
         "replays": [{"kind": replay.kind, "status": replay.status, "reasons": replay.reasons,
                      "items": replay.compared} for replay in (outcome.answers, outcome.model)]}
     session.commit()
     return outcome
+
+
+def _new_status(session: Session, submission: Submission, verdict: Verdict) -> str:
+    """A verified run is ranked, including one the hub's statistical checks flagged (the
+    replay answers them), but not one too small to rank, one a user reported (an admin
+    decides) or one an admin removed; a disputed one leaves the ranking; an unverifiable
+    one keeps its status."""
+    if verdict == "unverifiable" or submission.status == "removed":
+        return submission.status
+    if verdict == "disputed":
+        return "disputed"
+    if submission.status in RANKED_STATUSES:
+        return "verified"
+    reported = session.scalar(select(Flag.id).where(Flag.submission_id == submission.id,
+                                                    Flag.resolution.is_(None)))
+    answered = submission.status == "flagged" and reported is None \
+        and submission.items >= MIN_RANKED_ITEMS
+    return "verified" if answered else submission.status
 
 
 def pending_reverification(session: Session) -> list[int]:

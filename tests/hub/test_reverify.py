@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hub_server import Hub, fresh_nonce, running_hub
+from hub_server import Hub, fresh_nonce, make_items, make_payload, running_hub
 
 from pytest_req2rank.evidence import chain_for
 from pytest_req2rank.hub.cli import main
@@ -24,9 +24,9 @@ RUN = ["-p", "no:cacheprovider", "--r2r-rounds=6", "--r2r-seed=11", "--r2r-json=
 
 
 def _submitted(result: pytest.RunResult) -> int:
-    """The submission's id; the run's items may fail (exit 1), the submission may not."""
-    assert result.ret in (0, 1) and "submission: accepted" in result.stdout.str(), \
-        result.stdout.str()
+    """The kept submission's id; the run's items may fail (exit 1), the submission may not."""
+    assert result.ret in (0, 1) and re.search(r"submission: (accepted|flagged) ",
+                                               result.stdout.str()), result.stdout.str()
     return int(re.search(r"/submissions/(\d+)", result.stdout.str()).group(1))  # type: ignore[union-attr]
 
 
@@ -176,3 +176,30 @@ def test_serve_re_verifies_new_submissions_on_a_schedule(pytester: pytest.Pytest
                     break
                 time.sleep(0.5)
         assert status == "verified"
+
+
+def test_a_run_the_hubs_checks_flagged_is_ranked_once_verified_but_not_a_reported_one(
+        pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with running_hub(tmp_path / "hub") as hub:
+        user, reporter = hub.token("alice"), hub.token("reporter")
+        with hub.client(user) as client:
+            for _ in range(3):  # the model's history: scores near 42
+                assert client.post("/api/submissions", json=make_payload(
+                    client, items=make_items(scores=[40.0, 45.0] * 3),
+                    model="r2r/reference")).status_code == 201
+            submission = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
+                                                       f"--r2r-hub-token={user}", *RUN))
+            details = client.get(f"/api/submissions/{submission}").json()
+            assert details["status"] == "flagged"
+            assert "points from this model's mean 42.5" in details["flags"][0]
+            assert _reverify(hub, str(submission)) == 0
+            assert client.get(f"/api/submissions/{submission}").json()["status"] == "verified"
+        with hub.client(reporter) as client:
+            assert client.post(f"/api/submissions/{submission}/flags",
+                               json={"reason": "too good to be true"}).status_code == 201
+            assert _reverify(hub, str(submission)) == 0
+            details = client.get(f"/api/submissions/{submission}").json()
+        assert details["status"] == "flagged"  # the report waits for an admin
+        assert [change["actor"] for change in details["history"][-3:]] == \
+            ["reverify", "reporter", "reverify"]
+    capsys.readouterr()
