@@ -50,7 +50,7 @@ def test_a_retry_of_the_same_submission_gets_the_same_answer(hub: Hub, user: str
     assert again.json()["receipt"] == first.json()["receipt"]
 
 
-def test_a_replayed_nonce_isrefused(hub: Hub, user: str) -> None:
+def test_a_replayed_nonce_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         nonce = fresh_nonce(client)
         assert client.post("/api/submissions",
@@ -60,7 +60,7 @@ def test_a_replayed_nonce_isrefused(hub: Hub, user: str) -> None:
     assert "already used" in message
 
 
-def test_an_expired_nonce_isrefused(hub: Hub, user: str) -> None:
+def test_an_expired_nonce_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         nonce = fresh_nonce(client)
         hub.sql("UPDATE nonces SET expires_at = :past WHERE value = :value",
@@ -70,7 +70,7 @@ def test_an_expired_nonce_isrefused(hub: Hub, user: str) -> None:
     assert "fresh nonce" in message
 
 
-def test_another_users_nonce_isrefused(hub: Hub, user: str) -> None:
+def test_another_users_nonce_is_refused(hub: Hub, user: str) -> None:
     with hub.client(hub.token("owner-of-the-nonce")) as owner:
         nonce = fresh_nonce(owner)
     with hub.client(user) as client:
@@ -95,7 +95,7 @@ def test_only_a_few_nonces_stay_open(hub: Hub, user: str) -> None:
     ("summary.ci95.low", lambda s: s["ci95"].update(low=s["ci95"]["low"] + 2)),
     ("summary.items_total", lambda s: s.update(items_total=s["items_total"] - 1)),
 ])
-def test_a_tampered_aggregate_isrefused(hub: Hub, user: str, field: str, edit) -> None:  # type: ignore[no-untyped-def]
+def test_a_tampered_aggregate_is_refused(hub: Hub, user: str, field: str, edit) -> None:  # type: ignore[no-untyped-def]
     with hub.client(user) as client:
         payload = make_payload(client)
         edit(payload["results"]["summary"])
@@ -133,7 +133,7 @@ def test_a_rehashed_entry_breaks_the_next_link(hub: Hub, user: str) -> None:
     assert "entry 3" in message and "link" in message
 
 
-def test_a_reordered_chain_isrefused(hub: Hub, user: str) -> None:
+def test_a_reordered_chain_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         payload = make_payload(client)
         evidence = payload["evidence"]
@@ -142,7 +142,7 @@ def test_a_reordered_chain_isrefused(hub: Hub, user: str) -> None:
     assert "entry 1" in message
 
 
-def test_a_chain_from_another_nonce_isrefused(hub: Hub, user: str) -> None:
+def test_a_chain_from_another_nonce_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         other = make_payload(client)
         payload = make_payload(client)
@@ -152,7 +152,7 @@ def test_a_chain_from_another_nonce_isrefused(hub: Hub, user: str) -> None:
     assert "entry 0" in message
 
 
-def test_a_run_before_its_nonce_was_issued_isrefused(hub: Hub, user: str) -> None:
+def test_a_run_before_its_nonce_was_issued_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         early = datetime.now(UTC) - timedelta(hours=1)
         payload = make_payload(client, items=make_items(start=early))
@@ -160,7 +160,7 @@ def test_a_run_before_its_nonce_was_issued_isrefused(hub: Hub, user: str) -> Non
     assert "outside the nonce's lifetime" in message and "entry 1" in message
 
 
-def test_items_out_of_order_arerefused(hub: Hub, user: str) -> None:
+def test_items_out_of_order_are_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         items = make_items()
         late = datetime.now(UTC) - timedelta(seconds=1) + timedelta(minutes=1)
@@ -172,7 +172,7 @@ def test_items_out_of_order_arerefused(hub: Hub, user: str) -> None:
     assert "entry 2" in message and "before the item recorded ahead" in message
 
 
-def test_impossible_stage_durations_arerefused(hub: Hub, user: str) -> None:
+def test_impossible_stage_durations_are_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         items = make_items()
         items[2] = items[2].model_copy(update={"timings": items[2].timings.model_copy(
@@ -188,7 +188,7 @@ def test_impossible_stage_durations_arerefused(hub: Hub, user: str) -> None:
     assert "do not fit its timestamps" in message
 
 
-def test_more_work_than_the_wall_time_allows_isrefused(hub: Hub, user: str) -> None:
+def test_more_work_than_the_wall_time_allows_is_refused(hub: Hub, user: str) -> None:
     """Items that each say they took long, all inside a short run with little parallelism."""
     with hub.client(user) as client:
         start = datetime.now(UTC) - timedelta(seconds=100)
@@ -204,7 +204,7 @@ def test_more_work_than_the_wall_time_allows_isrefused(hub: Hub, user: str) -> N
 
 
 @pytest.mark.parametrize("isolation", ["namespaces", "rlimits", None])
-def test_a_weaker_sandbox_isrefused(hub: Hub, user: str, isolation: str | None) -> None:
+def test_a_weaker_sandbox_is_refused(hub: Hub, user: str, isolation: str | None) -> None:
     with hub.client(user) as client:
         message = refused(client.post("/api/submissions",
                                        json=make_payload(client, isolation=isolation)),
@@ -212,7 +212,7 @@ def test_a_weaker_sandbox_isrefused(hub: Hub, user: str, isolation: str | None) 
     assert "weaker than the default" in message
 
 
-def test_results_that_break_the_schema_arerefused(hub: Hub, user: str) -> None:
+def test_results_that_break_the_schema_are_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         payload = make_payload(client)
         payload["results"]["items"][0]["status"] = "brilliant"
@@ -221,7 +221,7 @@ def test_results_that_break_the_schema_arerefused(hub: Hub, user: str) -> None:
         refused(client.post("/api/submissions", json={"nonce": 1}), 422, "invalid_request")
 
 
-def test_the_eleventh_submission_of_a_day_isrefused(hub: Hub, user: str) -> None:
+def test_the_eleventh_submission_of_a_day_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         for _ in range(hub.config.daily_submissions):
             assert client.post("/api/submissions", json=make_payload(client)).status_code == 201
@@ -259,7 +259,7 @@ def test_the_payload_is_kept_as_sent(hub: Hub, user: str) -> None:
     assert audit["results"] == sent["results"]
 
 
-def test_a_chain_that_misstates_when_its_nonce_was_issued_isrefused(hub: Hub, user: str) -> None:
+def test_a_chain_that_misstates_when_its_nonce_was_issued_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         nonce = fresh_nonce(client)
         earlier = {**nonce, "issued_at": "2026-01-01T00:00:00.000+00:00"}
@@ -282,7 +282,7 @@ def test_refusals_are_logged_and_a_user_probing_the_checks_is_stopped(hub: Hub, 
     assert f"{hub.config.daily_refusals} submissions refused today" in message
 
 
-def test_items_of_another_model_arerefused(hub: Hub, user: str) -> None:
+def test_items_of_another_model_are_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         items = make_items()
         items[3] = items[3].model_copy(update={"model": "acme/stronger"})
