@@ -62,3 +62,15 @@ def test_the_signing_key_is_made_once_readable_by_its_owner_only(tmp_path: Path)
     assert first.public_key == again.public_key
     assert stat.S_IMODE((tmp_path / "key.pem").stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["key.pem"]
+
+
+def test_reverify_needs_submissions_or_pending_and_names_an_unknown_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("R2R_HUB_DIR", str(tmp_path / "hub"))
+    assert main(["reverify"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "req2rank-hub: reverify: give submission IDs or --pending"
+    assert main(["reverify", "41"]) == 2
+    assert capsys.readouterr().err.strip() == "req2rank-hub: no submission 41"
+    assert main(["reverify", "--pending"]) == 0
+    assert capsys.readouterr().out.strip() == "req2rank-hub: no submission waits for re-verification"
