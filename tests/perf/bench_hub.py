@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the hub's helpers
 
-from hub_server import (  # noqa: E402
+from hub_server import (
     Hub,
     PostgresUnavailable,
     hub_process,
@@ -60,7 +60,7 @@ class Load:
 
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def load(hub: Hub, clients: int, submissions: int, items: int, reads: int) -> Load:

@@ -1,0 +1,74 @@
+"""``req2rank-hub backup``: a copy taken while the hub serves restores into a working hub
+whose receipts still verify."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from hub_server import hub_process, make_payload
+
+from pytest_req2rank.hub import verify_receipt
+from pytest_req2rank.hub.cli import main
+
+
+def test_a_backup_taken_while_serving_restores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    live, copy = tmp_path / "live", tmp_path / "copy"
+    with hub_process(live) as hub, hub.client(hub.token("alice")) as client:
+        sent = [client.post("/api/submissions", json=make_payload(client)).json()
+                for _ in range(3)]
+        public_key = client.get("/api/key").json()["public_key"]
+        monkeypatch.setenv("R2R_HUB_DIR", str(live))
+        assert main(["backup", str(copy)]) == 0  # the hub keeps its connections open
+        after = client.post("/api/submissions", json=make_payload(client))
+        assert after.status_code == 201, after.text
+    assert capsys.readouterr().out.startswith("req2rank-hub: backed up sqlite:///")
+    assert sorted(p.name for p in copy.iterdir()) == ["hub.db", "signing-key.pem"]
+    assert stat.S_IMODE((copy / "signing-key.pem").stat().st_mode) == 0o600
+
+    with hub_process(copy) as restored, restored.client() as client:
+        assert client.get("/api/key").json()["public_key"] == public_key
+        for submission in sent:
+            kept = client.get(f"/api/submissions/{submission['id']}").json()
+            assert kept["receipt"] == submission["receipt"]
+            assert verify_receipt(kept["receipt"], public_key)
+        missing = client.get(f"/api/submissions/{after.json()['id']}")
+    assert missing.status_code == 404  # made after the backup
+
+
+def test_a_backup_does_not_overwrite_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("R2R_HUB_DIR", str(tmp_path / "live"))
+    assert main(["migrate"]) == 0
+    from pytest_req2rank.hub._receipts import Signer
+
+    Signer(tmp_path / "live" / "signing-key.pem")
+    assert main(["backup", str(tmp_path / "copy")]) == 0
+    capsys.readouterr()
+    assert main(["backup", str(tmp_path / "copy")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"req2rank-hub: {tmp_path / 'copy' / 'hub.db'} exists already; back up into an empty "
+        "directory")
+
+
+def test_backing_up_without_a_hub_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("R2R_HUB_DIR", str(tmp_path / "none"))
+    assert main(["backup", str(tmp_path / "copy")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"req2rank-hub: no hub database at {(tmp_path / 'none' / 'hub.db').resolve()}; give the "
+        "hub's --database-url or R2R_HUB_DIR")
+    assert not (tmp_path / "copy").exists()
+
+
+def test_postgresql_is_backed_up_with_pg_dump(capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("R2R_HUB_KEY", "/srv/hub/signing-key.pem")
+    url = "postgresql+psycopg://hub:secret@db.example.org/hub"
+    assert main(["--database-url", url, "backup", "/nonexistent/backup"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "req2rank-hub: backup copies SQLite databases only; back up this postgresql database "
+        "with its own tool (PostgreSQL: `pg_dump --format=custom --file=hub.dump DBNAME`) and "
+        "copy the signing key /srv/hub/signing-key.pem")
