@@ -1,4 +1,4 @@
-"""``req2rank-hub``: serve the hub, migrate its database, create tokens."""
+"""``req2rank-hub``: serve the hub, migrate its database, back it up, create tokens."""
 
 from __future__ import annotations
 

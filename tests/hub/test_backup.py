@@ -7,20 +7,21 @@ import stat
 from pathlib import Path
 
 import pytest
-from hub_server import hub_process, make_payload
+from hub_server import make_payload, running_hub
 
-from pytest_req2rank.hub import verify_receipt
+from pytest_req2rank.hub import HubConfig, verify_receipt
 from pytest_req2rank.hub.cli import main
 
 
 def test_a_backup_taken_while_serving_restores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     live, copy = tmp_path / "live", tmp_path / "copy"
-    with hub_process(live) as hub, hub.client(hub.token("alice")) as client:
+    with running_hub(live) as hub, hub.client(hub.token("alice")) as client:
         sent = [client.post("/api/submissions", json=make_payload(client)).json()
                 for _ in range(3)]
         public_key = client.get("/api/key").json()["public_key"]
         monkeypatch.setenv("R2R_HUB_DIR", str(live))
+        monkeypatch.setenv("R2R_HUB_KEY", str(hub.config.key_path))
         assert main(["backup", str(copy)]) == 0  # the hub keeps its connections open
         after = client.post("/api/submissions", json=make_payload(client))
         assert after.status_code == 201, after.text
@@ -28,7 +29,9 @@ def test_a_backup_taken_while_serving_restores(tmp_path: Path, monkeypatch: pyte
     assert sorted(p.name for p in copy.iterdir()) == ["hub.db", "signing-key.pem"]
     assert stat.S_IMODE((copy / "signing-key.pem").stat().st_mode) == 0o600
 
-    with hub_process(copy) as restored, restored.client() as client:
+    restored_config = HubConfig.from_env({"R2R_HUB_DIR": str(copy)})  # as `serve` reads it
+    with running_hub(copy, database_url=restored_config.database_url,
+                     key_path=restored_config.key_path) as restored, restored.client() as client:
         assert client.get("/api/key").json()["public_key"] == public_key
         for submission in sent:
             kept = client.get(f"/api/submissions/{submission['id']}").json()
