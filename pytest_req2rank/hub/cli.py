@@ -129,9 +129,15 @@ def _backup(config: HubConfig, destination: Path) -> int:
     except OSError as exc:
         print(f"req2rank-hub: backup into {destination}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(f"req2rank-hub: backed up {_shown(config.database_url)} ({made.submissions} "
-          f"submissions) and the signing key to {made.database} and {made.key}; to restore, "
-          f"serve with R2R_HUB_DIR={destination}")
+    if made.submissions is not None:  # SQLite: the copy is a hub directory
+        print(f"req2rank-hub: backed up {_shown(config.database_url)} ({made.submissions} "
+              f"submissions) and the signing key to {made.database} and {made.key}; to "
+              f"restore, serve with R2R_HUB_DIR={destination}")
+    else:
+        print(f"req2rank-hub: backed up {_shown(config.database_url)} and the signing key to "
+              f"{made.database} and {made.key}; to restore, `createdb NEWDB && pg_restore "
+              f"--no-owner --dbname=NEWDB {made.database}`, then serve with "
+              f"R2R_HUB_DATABASE_URL=... R2R_HUB_KEY={made.key}")
     return 0
 
 

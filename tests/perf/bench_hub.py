@@ -113,7 +113,8 @@ def report(name: str, measured: Load, submissions: int) -> list[str]:
     print(f"{name}: {len(measured.submits)} submissions in {measured.wall_s:.1f} s "
           f"({measured.throughput:.1f}/s); submission statuses {dict(measured.statuses)}, "
           f"leaderboard statuses {dict(measured.read_statuses)}")
-    print(f"  POST /api/submissions  p50 {1000 * submit_p50:7.1f} ms  p95 {1000 * submit_p95:7.1f} ms")
+    print(f"  POST /api/submissions  p50 {1000 * submit_p50:7.1f} ms  "
+          f"p95 {1000 * submit_p95:7.1f} ms")
     print(f"  GET /api/leaderboard   p50 {1000 * read_p50:7.1f} ms  p95 {1000 * read_p95:7.1f} ms")
     print(f"  kept: {measured.rows} rows, {measured.distinct_run_ids} distinct run ids "
           f"(sent {len(set(measured.sent_run_ids))})")
