@@ -34,6 +34,8 @@ class Hub:
     url: str
     config: HubConfig
     app: Any
+    pid: int | None = None
+    """The hub's process, when it has one of its own (:func:`hub_process`)."""
 
     def token(self, user: str, *, admin: bool = False) -> str:
         from pytest_req2rank.hub._accounts import create_token
@@ -115,7 +117,7 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
     state = SimpleNamespace(engine=engine, sessions=session_factory(engine))
     try:
         yield Hub(address, HubConfig(database_url=url, key_path=directory / "signing-key.pem"),
-                  SimpleNamespace(state=state))
+                  SimpleNamespace(state=state), server.pid)
     finally:
         server.terminate()
         try:

@@ -9,7 +9,7 @@ like the tests). Each client has its own user and, in turn, fetches a nonce, sub
 of ``--items`` synthetic items with its evidence chain, and reads the leaderboard.
 
 Prints per database: the submissions/second, p50/p95 latency of submissions and
-leaderboard reads, every HTTP status seen, and a count of the kept rows (all, and distinct
+leaderboard reads, every HTTP status seen, the CPU time the hub's process used, and a count of the kept rows (all, and distinct
 run ids: none lost, none duplicated); then PostgreSQL's figures as ratios of SQLite's,
 measured in the same run. Exits 1 when a submission was lost, duplicated or answered with
 anything but 201. Wall times only; the clients stay on the loopback interface.
@@ -52,6 +52,8 @@ class Load:
     sent_run_ids: list[str] = field(default_factory=list)
     rows: int = 0
     distinct_run_ids: int = 0
+    hub_cpu_s: float = 0.0
+    """CPU time the hub's process used during the load (user + system)."""
 
     @property
     def throughput(self) -> float:
@@ -61,6 +63,16 @@ class Load:
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux /proc)."""
+    import os
+
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def load(hub: Hub, clients: int, submissions: int, items: int, reads: int) -> Load:
@@ -95,10 +107,11 @@ def load(hub: Hub, clients: int, submissions: int, items: int, reads: int) -> Lo
                     with lock:
                         result.errors[f"{type(exc).__name__}: {exc}"[:120]] += 1
 
-    start = time.perf_counter()
+    cpu, start = _cpu_seconds(hub.pid), time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
         list(pool.map(work, tokens, per_client))
     result.wall_s = time.perf_counter() - start
+    result.hub_cpu_s = _cpu_seconds(hub.pid) - cpu
     with hub.app.state.engine.connect() as connection:
         result.rows = connection.scalar(text("SELECT count(*) FROM submissions"))
         result.distinct_run_ids = connection.scalar(
@@ -116,6 +129,8 @@ def report(name: str, measured: Load, submissions: int) -> list[str]:
     print(f"  POST /api/submissions  p50 {1000 * submit_p50:7.1f} ms  "
           f"p95 {1000 * submit_p95:7.1f} ms")
     print(f"  GET /api/leaderboard   p50 {1000 * read_p50:7.1f} ms  p95 {1000 * read_p95:7.1f} ms")
+    print(f"  hub process CPU {measured.hub_cpu_s:.1f} s over {measured.wall_s:.1f} s "
+          f"({100 * measured.hub_cpu_s / measured.wall_s:.0f}% of one core)")
     print(f"  kept: {measured.rows} rows, {measured.distinct_run_ids} distinct run ids "
           f"(sent {len(set(measured.sent_run_ids))})")
     problems = [f"{name}: {error} (x{count})" for error, count in measured.errors.items()]
