@@ -20,7 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="Migrate the database, then serve the hub")
     serve.add_argument("--host", default=os.environ.get("R2R_HUB_HOST", "127.0.0.1"),
                        help="Address to listen on (env R2R_HUB_HOST; default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=int(os.environ.get("R2R_HUB_PORT", "8000")),
+    serve.add_argument("--port", type=_port, default=os.environ.get("R2R_HUB_PORT", "8000"),
                        help="Port (env R2R_HUB_PORT; default 8000)")
     serve.add_argument("--public-url", help="The hub's address as users reach it, behind a "
                        "proxy (env R2R_HUB_PUBLIC_URL)")
@@ -39,6 +39,14 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("user")
     create.add_argument("--admin", action="store_true", help="Make USER an admin of this hub")
     return parser
+
+
+def _port(value: str) -> int:
+    """A TCP port from the command line or R2R_HUB_PORT (argparse converts both)."""
+    if not value.strip().isdigit() or not 0 < int(value) < 65536:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port; give 1-65535 "
+                                         "(--port or R2R_HUB_PORT)")
+    return int(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -71,3 +71,20 @@ def test_a_signing_key_that_is_not_one(tmp_path: Path, monkeypatch: pytest.Monke
     assert main(["serve", "--port", "1"]) == 2
     assert _error(capsys) == (f"req2rank-hub: {tmp_path / 'key.pem'}: not an Ed25519 private "
                               "key; remove it to make a new one")
+
+
+@pytest.mark.parametrize(("argv", "environ", "shown"), [
+    (["serve", "--port", "70000"], {}, "'70000'"),
+    (["serve"], {"R2R_HUB_PORT": "eighty"}, "'eighty'"),
+])
+def test_a_port_that_is_not_one(argv: list[str], environ: dict[str, str], shown: str,
+                                monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"req2rank-hub serve: error: argument --port: {shown} is not a port; give 1-65535 "
+        "(--port or R2R_HUB_PORT)")
