@@ -57,7 +57,7 @@ class Hub:
 @contextmanager
 def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
     config = replace(HubConfig(database_url=f"sqlite:///{directory / 'hub.db'}",
-                               key_path=directory / "key.pem"), **overrides)
+                               key_path=directory / "key.pem", reverify_every_s=0), **overrides)
     migrate(config.database_url)
     app = create_app(config)
     port = free_port()
@@ -81,8 +81,9 @@ def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
 def hub_process(directory: Path, database_url: str | None = None, *, args: tuple[str, ...] = (),
                 env: dict[str, str] | None = None) -> Iterator[Hub]:
     """A hub served by ``req2rank-hub serve`` in a process of its own on 127.0.0.1, with
-    ``R2R_HUB_DIR=directory`` and the settings in ``env``; ``args`` go after ``serve``. Its
-    output is in ``directory/serve.log``."""
+    ``R2R_HUB_DIR=directory`` and the settings in ``env`` (re-verification off unless they
+    set it: it would ask the runs' models); ``args`` go after ``serve``. Its output is in
+    ``directory/serve.log``."""
     import os
     import subprocess
     import sys
@@ -99,7 +100,8 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
         server = subprocess.Popen(
             [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url", url, "serve",
              "--port", str(port), *args],
-            env={**os.environ, "R2R_HUB_DIR": str(directory), **(env or {})},
+            env={**os.environ, "R2R_HUB_DIR": str(directory), "R2R_HUB_REVERIFY_EVERY": "0",
+                 **(env or {})},
             stdout=log, stderr=subprocess.STDOUT)
     address = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

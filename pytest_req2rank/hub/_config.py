@@ -45,6 +45,18 @@ class HubConfig:
     """The GitHub OAuth app users sign in with (``req2rank login``); empty: tokens only
     from ``req2rank-hub token create``."""
     github_api_url: str = "https://api.github.com"
+    reverify_models: str = "*"
+    """The models re-verification asks again (comma-separated patterns, ``*`` any); the hub
+    calls them with its own keys (its environment, as the plugin does)."""
+    reverify_sample: int = 10
+    """Items of a submission its model is asked again (0: the hub asks no model)."""
+    reverify_pass_tolerance: float = 0.15
+    """How far the sample's mean pass ratio may be from the claimed one."""
+    reverify_score_tolerance: float = 10.0
+    """How far the sample's mean score may be from the claimed one (static-judge runs)."""
+    reverify_every_s: int = 60
+    """The served hub re-verifies new submissions this often (0: only with
+    ``req2rank-hub reverify``)."""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **given: object) -> HubConfig:
@@ -58,7 +70,9 @@ class HubConfig:
         for name, kind in (("nonce_ttl_s", int), ("max_open_nonces", int),
                            ("daily_submissions", int), ("daily_refusals", int),
                            ("max_payload_bytes", int),
-                           ("clock_skew_s", float)):
+                           ("clock_skew_s", float), ("reverify_sample", int),
+                           ("reverify_pass_tolerance", float),
+                           ("reverify_score_tolerance", float), ("reverify_every_s", int)):
             raw = env.get("R2R_HUB_" + name.upper().removesuffix("_S"))
             if raw:
                 try:
@@ -69,6 +83,8 @@ class HubConfig:
         values["github_client_id"] = env.get("R2R_HUB_GITHUB_CLIENT_ID", "")
         if env.get("R2R_HUB_GITHUB_API"):
             values["github_api_url"] = env["R2R_HUB_GITHUB_API"]
+        if "R2R_HUB_REVERIFY_MODELS" in env:
+            values["reverify_models"] = env["R2R_HUB_REVERIFY_MODELS"]
         if env.get("R2R_HUB_PUBLIC_RATE"):
             values["public_rate"] = env["R2R_HUB_PUBLIC_RATE"]
         if env.get("R2R_HUB_RATE_STORAGE"):

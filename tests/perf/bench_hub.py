@@ -5,8 +5,9 @@ Not collected by pytest. Run: ``python tests/perf/bench_hub.py [--clients 20] [-
 a process of its own (``req2rank-hub serve`` on 127.0.0.1, a free port; so the clients'
 threads do not share its interpreter): SQLite in a temporary directory (the baseline), then
 a PostgreSQL server started here from Debian's binaries (as ``nobody`` when run as root,
-like the tests). Each client has its own user and, in turn, fetches a nonce, submits a run
-of ``--items`` synthetic items with its evidence chain, and reads the leaderboard.
+like the tests); re-verification is off (it would ask the runs' models). Each client has
+its own user and, in turn, fetches a nonce, submits a run of ``--items`` synthetic items
+with its evidence chain, and reads the leaderboard.
 
 Prints per database: the submissions/second, p50/p95 latency of submissions and
 leaderboard reads, every HTTP status seen, the CPU time the hub's process used, and a count of the kept rows (all, and distinct
