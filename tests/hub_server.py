@@ -34,6 +34,8 @@ class Hub:
     url: str
     config: HubConfig
     app: Any
+    pid: int | None = None
+    """The hub's process, when it has one of its own (:func:`hub_process`)."""
 
     def token(self, user: str, *, admin: bool = False) -> str:
         from pytest_req2rank.hub._accounts import create_token
@@ -73,6 +75,58 @@ def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
         server.should_exit = True
         thread.join(timeout=10)
         app.state.engine.dispose()
+
+
+@contextmanager
+def hub_process(directory: Path, database_url: str | None = None, *, args: tuple[str, ...] = (),
+                env: dict[str, str] | None = None) -> Iterator[Hub]:
+    """A hub served by ``req2rank-hub serve`` in a process of its own on 127.0.0.1, with
+    ``R2R_HUB_DIR=directory`` and the settings in ``env`` (re-verification off unless they
+    set it: it would ask the runs' models); ``args`` go after ``serve``. Its output is in
+    ``directory/serve.log``."""
+    import os
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+
+    from pytest_req2rank.hub._database import make_engine, session_factory
+
+    url = database_url or f"sqlite:///{directory / 'hub.db'}"
+    migrate(url)
+    port = free_port()
+    directory.mkdir(parents=True, exist_ok=True)
+    log_path = directory / "serve.log"
+    with open(log_path, "ab") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url", url, "serve",
+             "--port", str(port), *args],
+            env={**os.environ, "R2R_HUB_DIR": str(directory), "R2R_HUB_REVERIFY_EVERY": "0",
+                 **(env or {})},
+            stdout=log, stderr=subprocess.STDOUT)
+    address = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{address}/healthz").raise_for_status()
+            break
+        except httpx.HTTPError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise RuntimeError(f"the hub did not start: {log_path.read_text()[-800:]}"
+                                   ) from None
+            time.sleep(0.05)
+    engine = make_engine(url)
+    state = SimpleNamespace(engine=engine, sessions=session_factory(engine))
+    try:
+        yield Hub(address, HubConfig(database_url=url, key_path=directory / "signing-key.pem"),
+                  SimpleNamespace(state=state), server.pid)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        engine.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -173,10 +227,15 @@ def _postgres_bin() -> Path | None:
     return next((path for path in reversed(found) if (path / "initdb").exists()), None)
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A PostgreSQL server of this session, in a temporary directory; as root, run as the
-    unprivileged ``nobody`` (initdb and postgres refuse root)."""
+class PostgresUnavailable(Exception):
+    """No PostgreSQL server could be started here (the message says why)."""
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL server in a temporary directory, yielding its SQLAlchemy URL; as root,
+    run as the unprivileged ``nobody`` (initdb and postgres refuse root). Raises
+    :class:`PostgresUnavailable` when it cannot be started."""
     import os
     import pwd
     import shutil
@@ -185,7 +244,8 @@ def postgres_url() -> Iterator[str]:
 
     binaries = _postgres_bin()
     if binaries is None:
-        pytest.skip("PostgreSQL is not installed (.ci/postgres.sh installs Debian's postgresql)")
+        raise PostgresUnavailable(
+            "PostgreSQL is not installed (.ci/postgres.sh installs Debian's postgresql)")
     base = Path(tempfile.mkdtemp(prefix="r2r-pg-"))
     prefix: list[str] = []
     if os.geteuid() == 0:
@@ -198,11 +258,12 @@ def postgres_url() -> Iterator[str]:
                             capture_output=True, text=True, check=False)
     if initdb.returncode:
         shutil.rmtree(base, ignore_errors=True)
-        pytest.skip(f"initdb failed: {initdb.stderr.strip().splitlines()[-1:]}")
+        raise PostgresUnavailable(f"initdb failed: {initdb.stderr.strip().splitlines()[-1:]}")
     port = free_port()
     with open(base / "server.log", "w") as log:
         server = subprocess.Popen([*prefix, str(binaries / "postgres"), "-D", str(data), "-p",
-                                   str(port), "-k", str(base), "-h", "127.0.0.1", "-F"],
+                                   str(port), "-k", str(base), "-h", "127.0.0.1", "-F",
+                                   "-c", "max_connections=200"],
                                   stdout=log, stderr=subprocess.STDOUT)
     url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     import psycopg
@@ -217,7 +278,7 @@ def postgres_url() -> Iterator[str]:
                 server.kill()
                 log_text = (base / "server.log").read_text()[-500:]
                 shutil.rmtree(base, ignore_errors=True)
-                pytest.fail(f"PostgreSQL did not start: {log_text}")
+                raise RuntimeError(f"PostgreSQL did not start: {log_text}") from None
             time.sleep(0.1)
     try:
         yield url
@@ -228,3 +289,16 @@ def postgres_url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server of this session (:func:`postgres_server`); skips without one."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        try:
+            url = stack.enter_context(postgres_server())
+        except PostgresUnavailable as exc:
+            pytest.skip(str(exc))
+        yield url

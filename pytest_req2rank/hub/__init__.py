@@ -1,7 +1,8 @@
 """The leaderboard hub: takes runs submitted with their evidence, verifies them, ranks them.
 
-``req2rank-hub serve | migrate | token create USER`` (:mod:`.cli`); :func:`create_app` for
-an ASGI server of your own. Needs the ``hub`` extra (``pip install 'pytest-req2rank[hub]'``).
+``req2rank-hub serve | migrate | backup DEST_DIR | token create USER`` (:mod:`.cli`);
+:func:`create_app` for an ASGI server of your own. Needs the ``hub`` extra
+(``pip install 'pytest-req2rank[hub]'``).
 """
 
 from ._app import create_app

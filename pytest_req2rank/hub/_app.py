@@ -53,12 +53,27 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
+def _limiter(storage: str) -> Limiter:
+    """Per-address limits counted in ``storage``; when a shared storage stops answering, in
+    this process's memory until it answers again (the hub keeps serving)."""
+    from limits.errors import ConfigurationError
+
+    try:
+        return Limiter(key_func=get_remote_address, storage_uri=storage,
+                       in_memory_fallback_enabled=True)
+    except ConfigurationError as exc:
+        scheme = storage.partition("://")[0]  # the rest may hold a password
+        reason = "unknown storage scheme" if "unknown storage scheme" in str(exc) else exc
+        raise ValueError(f"R2R_HUB_RATE_STORAGE ({scheme}://...): {reason}; give memory:// or "
+                         "redis://HOST:PORT (with `pip install 'limits[redis]'`)") from None
+
+
 def create_app(config: HubConfig) -> FastAPI:
     """The hub over ``config``'s database (migrated already: ``req2rank-hub migrate``)."""
     engine = make_engine(config.database_url)
     sessions = session_factory(engine)
     signer = Signer(config.key_path)
-    limiter = Limiter(key_func=get_remote_address)
+    limiter = _limiter(config.rate_storage)
     public = limiter.limit(config.public_rate)
 
     @asynccontextmanager

@@ -33,6 +33,9 @@ class HubConfig:
     max_payload_bytes: int = 20 * 1024 * 1024
     public_rate: str = "120/minute"
     """Requests per client address on the endpoints that need no sign-in (slowapi syntax)."""
+    rate_storage: str = "memory://"
+    """Where those requests are counted (a ``limits`` storage URI): ``memory://`` counts in
+    each process; ``redis://HOST:PORT`` shares the count between the hub's processes."""
     clock_skew_s: float = 120.0
     """How far a client's clock may be from the hub's in the timeline checks."""
     history_min: int = 3
@@ -84,5 +87,7 @@ class HubConfig:
             values["reverify_models"] = env["R2R_HUB_REVERIFY_MODELS"]
         if env.get("R2R_HUB_PUBLIC_RATE"):
             values["public_rate"] = env["R2R_HUB_PUBLIC_RATE"]
+        if env.get("R2R_HUB_RATE_STORAGE"):
+            values["rate_storage"] = env["R2R_HUB_RATE_STORAGE"]
         values.update({key: value for key, value in given.items() if value is not None})
         return cls(**values)  # type: ignore[arg-type]

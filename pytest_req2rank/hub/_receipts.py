@@ -19,7 +19,10 @@ class Signer:
     def __init__(self, path: Path) -> None:
         if not path.exists():
             _create_key(path)
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        try:
+            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        except (ValueError, TypeError):
+            key = None
         if not isinstance(key, Ed25519PrivateKey):
             raise ValueError(f"{path}: not an Ed25519 private key; remove it to make a new one")
         self._key = key

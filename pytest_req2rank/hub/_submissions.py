@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ._checks import (
@@ -85,6 +85,19 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     summary = document.summary
     assert summary.overall_score is not None  # check_aggregates refuses a run without one
     status = "flagged" if flags else RANKED
+    hold_user(session, user)
+    # Checked again under the hold: another thread or process may have kept a submission of
+    # this user's, or one with this nonce, since the checks above read the database.
+    session.refresh(nonce)
+    if nonce.used_at is not None:
+        existing = session.scalar(select(Submission).where(
+            Submission.run_id == document.run.id, Submission.nonce == nonce_value,
+            Submission.user_id == user.id))
+        if existing is not None and existing.head == evidence[-1]["hash"]:
+            return existing, False
+        raise Refused(409, "nonce_used", f"nonce {nonce_value!r} was already used by a "
+                      "submission (a replay); each run needs a fresh nonce")
+    check_daily_limit(session, user, received_at, config)
     submission = Submission(
         user_id=user.id, run_id=document.run.id, nonce=nonce_value, model=document.run.model,
         suite=document.run.suite, complexity=complexity_mix(document),
@@ -107,6 +120,14 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
                   "; ".join(flags) if flags else "all checks passed", "hub")
     session.commit()
     return submission, True
+
+
+def hold_user(session: Session, user: User) -> None:
+    """Make ``user``'s other submissions wait until this session's transaction ends, in
+    every thread and process of every hub on the database: an update of the user's row takes
+    PostgreSQL's row lock, and SQLite's write lock."""
+    session.execute(update(User).where(User.id == user.id).values(name=User.name)
+                    .execution_options(synchronize_session=False))
 
 
 def check_daily_limit(session: Session, user: User, moment: datetime, config: HubConfig) -> None:

@@ -1,4 +1,4 @@
-"""``req2rank-hub``: serve the hub, migrate its database, create tokens."""
+"""``req2rank-hub``: serve the hub, migrate its database, back it up, create tokens."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ._config import HubConfig
 
@@ -19,7 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="Migrate the database, then serve the hub")
     serve.add_argument("--host", default=os.environ.get("R2R_HUB_HOST", "127.0.0.1"),
                        help="Address to listen on (env R2R_HUB_HOST; default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=int(os.environ.get("R2R_HUB_PORT", "8000")),
+    serve.add_argument("--port", type=_port, default=os.environ.get("R2R_HUB_PORT", "8000"),
                        help="Port (env R2R_HUB_PORT; default 8000)")
     serve.add_argument("--public-url", help="The hub's address as users reach it, behind a "
                        "proxy (env R2R_HUB_PUBLIC_URL)")
@@ -27,6 +28,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="Re-verify new submissions this often while serving "
                        "(env R2R_HUB_REVERIFY_EVERY; default 60; 0: only with `reverify`)")
     commands.add_parser("migrate", help="Create or upgrade the database's tables")
+    backup = commands.add_parser("backup", help="Copy the database (SQLite: safe while "
+                                 "serving, a hub directory to restore with R2R_HUB_DIR; "
+                                 "PostgreSQL: with pg_dump) and the signing key into DEST_DIR")
+    backup.add_argument("destination", metavar="DEST_DIR", type=Path)
     again = commands.add_parser("reverify", help="Replay submissions' requirements from their "
                                 "seeds, grade their answers and ask their models again, and mark "
                                 "them verified or disputed")
@@ -43,6 +48,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _port(value: str) -> int:
+    """A TCP port from the command line or R2R_HUB_PORT (argparse converts both)."""
+    if not value.strip().isdigit() or not 0 < int(value) < 65536:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port; give 1-65535 "
+                                         "(--port or R2R_HUB_PORT)")
+    return int(value)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; a bad value is one line on stderr and exit status 2."""
     args = _parser().parse_args(argv)
@@ -53,6 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"req2rank-hub: {exc}", file=sys.stderr)
         return 2
+    if not _valid_url(config.database_url):
+        print("req2rank-hub: the database URL (--database-url, R2R_HUB_DATABASE_URL) is not a "
+              "SQLAlchemy URL; give sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DB",
+              file=sys.stderr)
+        return 2
+    if args.command == "backup":
+        return _backup(config, args.destination)
     from sqlalchemy.exc import SQLAlchemyError
 
     from ._database import migrate
@@ -74,14 +94,82 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"req2rank-hub: database {_shown(config.database_url)}: "
               f"{str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
+    return _serve(config, args.host, args.port)
+
+
+def _serve(config: HubConfig, host: str, port: int) -> int:
+    """Serve until stopped; what keeps the hub from starting (its signing key, its address)
+    is one line on stderr and exit status 1."""
+    import socket
+
     import uvicorn
 
     from ._app import create_app
 
+    try:
+        app = create_app(config)
+    except OSError as exc:  # the signing key's file
+        reason = f"{exc.strerror}: {exc.filename}" if exc.strerror and exc.filename else exc
+        print(f"req2rank-hub: signing key {config.key_path}: {reason}; set "
+              "R2R_HUB_KEY (or R2R_HUB_DIR) to a file the hub can create and read",
+              file=sys.stderr)
+        return 1
+    except ValueError as exc:  # a setting the app refuses, a signing key that is not one
+        print(f"req2rank-hub: {exc}", file=sys.stderr)
+        return 2
+    try:  # bound here, not by Uvicorn: its bind error is a log record and exit status 1
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        listener = socket.create_server((host, port), family=family)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if (exc.errno or 0) > 0 else exc.strerror or exc
+        print(f"req2rank-hub: cannot listen on {host}:{port}: {reason}; stop what "
+              "uses it or give another --host/--port", file=sys.stderr)
+        return 1
     _log_to_stderr()
-    uvicorn.run(create_app(config), host=args.host, port=args.port, proxy_headers=True,
-                forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"))
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=host, port=port, proxy_headers=True,
+        forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")))
+    try:
+        server.run(sockets=[listener])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        listener.close()
+    return 0 if server.started else 1
+
+
+def _backup(config: HubConfig, destination: Path) -> int:
+    from ._backup import BackupError, back_up
+
+    try:
+        made = back_up(config, destination)
+    except BackupError as exc:
+        print(f"req2rank-hub: {exc.message}", file=sys.stderr)
+        return exc.status
+    except OSError as exc:
+        print(f"req2rank-hub: backup into {destination}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if made.submissions is not None:  # SQLite: the copy is a hub directory
+        print(f"req2rank-hub: backed up {_shown(config.database_url)} ({made.submissions} "
+              f"submissions) and the signing key to {made.database} and {made.key}; to "
+              f"restore, serve with R2R_HUB_DIR={destination}")
+    else:
+        print(f"req2rank-hub: backed up {_shown(config.database_url)} and the signing key to "
+              f"{made.database} and {made.key}; to restore, `createdb NEWDB && pg_restore "
+              f"--no-owner --dbname=NEWDB {made.database}`, then serve with "
+              f"R2R_HUB_DATABASE_URL=... R2R_HUB_KEY={made.key}")
     return 0
+
+
+def _valid_url(url: str) -> bool:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        make_url(url)
+    except ArgumentError:
+        return False
+    return True
 
 
 def _create_token(config: HubConfig, user: str, admin: bool) -> int:
