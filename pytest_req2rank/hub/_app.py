@@ -1,4 +1,5 @@
-"""The hub's web application: the JSON API (OpenAPI at /docs and /openapi.json)."""
+"""The hub's web application: the JSON API (OpenAPI at /docs and /openapi.json) and the
+pages."""
 
 from __future__ import annotations
 
@@ -11,10 +12,18 @@ from pydantic import BaseModel, Field
 from slowapi import Limiter
 from slowapi.errors import RateLimitExceeded
 from slowapi.util import get_remote_address
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from .. import __version__
 from ._accounts import create_token, github_user
-from ._board import leaderboard, model_submissions, submission_details, submission_summary
+from ._board import (
+    Dimension,
+    leaderboard,
+    model_submissions,
+    submission_details,
+    submission_summary,
+)
 from ._config import HubConfig
 from ._database import aware, make_engine, session_factory
 from ._deps import Db, Me, RowId
@@ -23,6 +32,7 @@ from ._limits import BodyLimit
 from ._moderation import flag_submission, resolve_flag, review_submission
 from ._nonces import issue_nonce
 from ._receipts import Signer
+from ._sessions import COOKIE, visitor_for_cookie
 from ._submissions import submit
 from ._tables import Submission
 
@@ -50,6 +60,22 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
+def _is_page(request: Request) -> bool:
+    """Whether a request is for the pages (answered in HTML) rather than the API (JSON)."""
+    path = request.url.path
+    return not (path.startswith("/api/") or path in ("/healthz", "/openapi.json", "/docs"))
+
+
+def _error_page(request: Request, exc: Refused) -> Response:
+    """A refusal on the pages: the reason on a page, with the usual header."""
+    from ._templates import render
+
+    with request.app.state.sessions() as session:
+        visitor = visitor_for_cookie(session, request.cookies.get(COOKIE))
+        return render(request, "error.html", {"error": exc.message, "code": exc.code},
+                      visitor, status_code=exc.status)
+
+
 def create_app(config: HubConfig) -> FastAPI:
     """The hub over ``config``'s database (migrated already: ``req2rank-hub migrate``)."""
     engine = make_engine(config.database_url)
@@ -62,9 +88,12 @@ def create_app(config: HubConfig) -> FastAPI:
     app.state.limiter = limiter
     app.state.engine = engine
     app.state.sessions = sessions
+    app.state.config = config
 
     @app.exception_handler(Refused)
-    async def _refused(_request: Request, exc: Refused) -> JSONResponse:
+    async def _refused(request: Request, exc: Refused) -> Response:
+        if _is_page(request):
+            return await run_in_threadpool(_error_page, request, exc)
         return _error(exc.status, exc.code, exc.message)
 
     @app.exception_handler(RateLimitExceeded)
@@ -73,10 +102,13 @@ def create_app(config: HubConfig) -> FastAPI:
                       "wait a minute and retry")
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
-        return _error(422, "invalid_request", f"{where or 'request'}: {first.get('msg')}")
+        refusal = Refused(422, "invalid_request", f"{where or 'request'}: {first.get('msg')}")
+        if _is_page(request):
+            return await run_in_threadpool(_error_page, request, refusal)
+        return _error(refusal.status, refusal.code, refusal.message)
 
     app.add_middleware(BodyLimit, limit=config.max_payload_bytes)
 
@@ -132,14 +164,21 @@ def create_app(config: HubConfig) -> FastAPI:
               strategy: Literal["best", "mean", "latest"] = "best",
               suite: str | None = None,
               complexity: Literal["C1", "C2", "C3", "C4", "mixed", "none"] | None = None,
+              skill: str | None = None,
+              dimension: Dimension | None = None,
               sort: Literal["score", "count", "ci_width", "model"] = "score",
               limit: Annotated[int, Query(ge=1, le=500)] = 100,
               offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
         """Models ranked over their accepted (and verified) submissions; ``complexity``: runs
-        of that one complexity only, or ``mixed`` ones."""
+        of that one complexity only, or ``mixed`` ones; ``skill``: scored over the items of
+        that skill only; ``dimension``: by that judge dimension's score, not the overall one.
+        Each row: its latest submission's ``status``, and ``held_out``, the model's
+        submissions out of the ranking by status."""
         rows = leaderboard(session, strategy=strategy, suite=suite, complexity=complexity,
-                           sort=sort, limit=limit, offset=offset)
-        return {"strategy": strategy, "sort": sort, "rows": rows}
+                           skill=skill or None, dimension=dimension, sort=sort, limit=limit,
+                           offset=offset)
+        return {"strategy": strategy, "sort": sort, "skill": skill, "dimension": dimension,
+                "rows": rows}
 
     @app.get("/api/models/{model:path}", tags=["read"])
     @public
@@ -188,6 +227,8 @@ def create_app(config: HubConfig) -> FastAPI:
                                                               body.action, body.note))
 
     from ._pages import pages  # Jinja2's templates: loaded with the app
+    from ._signin_pages import signin_pages
 
     app.include_router(pages)
+    app.include_router(signin_pages)
     return app

@@ -23,4 +23,4 @@ def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: s
     assert model.text.count('class="badge flagged"') == 1
     assert 'id="status">flagged' in page.text and "every item scored 100" in page.text
     assert f"/api/submissions/{flagged['id']}/evidence" in page.text
-    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    assert missing.status_code == 404 and 'id="error">no submission 999999<' in missing.text
