@@ -24,3 +24,65 @@ def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: s
     assert 'id="status">flagged' in page.text and "every item scored 100" in page.text
     assert f"/api/submissions/{flagged['id']}/evidence" in page.text
     assert missing.status_code == 404 and 'id="error">no submission 999999<' in missing.text
+
+
+SKILLS = [["math"]] * 3 + [["strings"]] * 3
+
+
+def test_the_leaderboard_ranks_by_skill_and_dimension_with_status_badges(hub: Hub) -> None:
+    runs = {"filters/a": ([90.0, 85.0, 80.0, 40.0, 45.0, 50.0], {"quality": -30.0}),
+            "filters/b": ([40.0, 45.0, 50.0, 70.0, 75.0, 80.0], {"quality": 10.0})}
+    for model, (scores, offsets) in runs.items():
+        with hub.client(hub.token(f"{model}-runner")) as client:
+            assert client.post("/api/submissions", json=make_payload(client, model=model, items=(
+                make_items(scores=scores, skills=SKILLS, dimensions=offsets)))).status_code == 201
+    with hub.client(hub.token("filters/a-cheat")) as client:
+        held = client.post("/api/submissions", json=make_payload(client, model="filters/a", items=(
+            make_items(scores=[100.0] * 6, skills=SKILLS, dimensions={})))).json()
+    assert held["status"] == "flagged"
+
+    def order(**query: str) -> list[str]:
+        with hub.client() as client:
+            rows = client.get("/api/leaderboard", params=query).json()["rows"]
+        return [row["model"] for row in rows if row["model"].startswith("filters/")]
+
+    assert order() == ["filters/a", "filters/b"]
+    assert order(skill="math") == ["filters/a", "filters/b"]
+    assert order(skill="strings") == ["filters/b", "filters/a"]
+    assert order(dimension="quality") == ["filters/b", "filters/a"]
+    assert order(skill="strings", dimension="quality", sort="model") == ["filters/a", "filters/b"]
+    assert order(skill="no-such-skill") == []
+    with hub.client() as client:
+        rows = {row["model"]: row for row in client.get(
+            "/api/leaderboard", params={"skill": "strings", "dimension": "quality"}).json()["rows"]}
+        invalid = client.get("/api/leaderboard", params={"dimension": "speed"})
+        page = client.get("/", params={"skill": "strings", "dimension": "quality"}).text
+    assert rows["filters/a"]["score"] == 15.0 and rows["filters/b"]["score"] == 85.0
+    assert rows["filters/a"]["ci_low"] < 15.0 < rows["filters/a"]["ci_high"]
+    assert rows["filters/a"]["held_out"] == {"flagged": 1} and rows["filters/a"]["status"] == \
+        "accepted"
+    assert invalid.status_code == 422 and invalid.json()["error"]["code"] == "invalid_request"
+    assert '<option value="strings" selected>' in page
+    assert '<option value="quality" selected>' in page
+    assert 'class="badge held flagged"' in page and "+1 flagged" in page
+    a_row = page.split('data-model="filters/a"', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="num score">15.00</td>' in a_row and 'class="range"' in a_row
+
+
+def test_the_model_page_draws_its_history_and_the_submission_page_its_items(hub: Hub) -> None:
+    with hub.client(hub.token("history-runner")) as client:
+        ids = [client.post("/api/submissions", json=make_payload(
+            client, model="history/m", items=make_items(scores=scores, skills=SKILLS,
+                                                        dimensions={"security": -5.0}))).json()["id"]
+            for scores in ([60.0, 65.0, 70.0] * 2, [70.0, 75.0, 80.0] * 2)]
+        model = client.get("/models/history/m").text
+        page = client.get(f"/submissions/{ids[1]}").text
+        evidence = client.get(f"/api/submissions/{ids[1]}/evidence").json()["evidence"]
+    assert '<svg class="history"' in model and '<polygon class="band"' in model
+    line = model.split('<polyline class="line" points="', 1)[1].split('"', 1)[0].split()
+    assert len(line) == 2 and float(line[0].split(",")[1]) > float(line[1].split(",")[1])
+    assert all(f'href="/submissions/{i}"' in model for i in ids)
+    assert page.count('<tr data-item="') == 6 and '<tr data-skill="math">' in page
+    assert '<tr data-dimension="security">' in page and 'id="reverify"' in page
+    assert f'<span id="entries">{len(evidence)}</span>' in page
+    assert f'<code id="head">{evidence[-1]["hash"]}</code>' in page
