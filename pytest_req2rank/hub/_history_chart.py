@@ -1,9 +1,10 @@
 """A model's scores over time as an inline SVG (drawn by the model page's template): the
-ranked submissions' scores as a line in their CI95 band, every submission a dot by status."""
+ranked submissions' scores as a line in their CI95 band, every submission a dot by status,
+in the order received, evenly spaced (runs submitted minutes apart stay apart), the first
+and last dates under the axis."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ._submissions import RANKED_STATUSES
@@ -11,6 +12,8 @@ from ._submissions import RANKED_STATUSES
 WIDTH, HEIGHT = 640, 220
 LEFT, RIGHT, TOP, BOTTOM = 40, 16, 12, 28
 """The plot area's margins: the score axis on the left, the dates below."""
+PAD = 8
+"""Space between the plot area's sides and the first and last dot."""
 
 
 def _y(score: float) -> float:
@@ -22,14 +25,13 @@ def history_chart(submissions: list[dict[str, Any]]) -> dict[str, Any]:
     submission), ``line`` (polyline points of the ranked ones, oldest first), ``band``
     (polygon points of their CI95), ``ticks`` (score axis) and the first and last dates."""
     runs = sorted(submissions, key=lambda run: (run["received_at"], run["id"]))
-    moments = [datetime.fromisoformat(run["received_at"]).timestamp() for run in runs]
-    first, last = (moments[0], moments[-1]) if moments else (0.0, 0.0)
-    span = (last - first) or 1.0
+    moments = list(range(len(runs)))
+    inner = WIDTH - LEFT - RIGHT - 2 * PAD
 
-    def x(moment: float) -> float:
-        if last == first:
+    def x(position: int) -> float:
+        if len(runs) < 2:
             return round(LEFT + (WIDTH - LEFT - RIGHT) / 2, 1)
-        return round(LEFT + (WIDTH - LEFT - RIGHT) * (moment - first) / span, 1)
+        return round(LEFT + PAD + inner * position / (len(runs) - 1), 1)
 
     dots = [{"x": x(moment), "y": _y(run["overall"]), "id": run["id"], "status": run["status"],
              "score": run["overall"], "at": run["received_at"]}

@@ -53,6 +53,13 @@ def leaderboard_page(request: Request, session: Db, visitor: Viewer,
         "dimensions": DIMENSIONS}, visitor)
 
 
+@pages.get("/favicon.ico")
+def favicon() -> Response:
+    """No icon: answered without an error, as browsers ask for one on every page they open
+    (the API's JSON included)."""
+    return Response(status_code=204)
+
+
 @pages.get("/models/{model:path}", response_class=HTMLResponse)
 def model_page(request: Request, model: str, session: Db, visitor: Viewer) -> Response:
     runs = model_submissions(session, model)
