@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -13,6 +14,7 @@ from slowapi import Limiter
 from slowapi.errors import RateLimitExceeded
 from slowapi.util import get_remote_address
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from .. import __version__
@@ -95,6 +97,16 @@ def create_app(config: HubConfig) -> FastAPI:
         if _is_page(request):
             return await run_in_threadpool(_error_page, request, exc)
         return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if _is_page(request) and exc.status_code in (404, 405):
+            code, what = (("not_found", "no such page") if exc.status_code == 404 else
+                          ("not_allowed", f"{request.method} is not how this page is used"))
+            return await run_in_threadpool(
+                _error_page, request, Refused(exc.status_code, code,
+                                              f"{what}: {request.url.path}"))
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(RateLimitExceeded)
     async def _rate(_request: Request, exc: RateLimitExceeded) -> JSONResponse:

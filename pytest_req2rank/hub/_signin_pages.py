@@ -46,11 +46,12 @@ def _local(path: str | None) -> str:
 def _signin_page(request: Request, visitor: Any, *, error: str = "", status_code: int = 200,
                  next_path: str = "/") -> Response:
     config = _config(request)
-    return render(request, "signin.html", {
+    response = render(request, "signin.html", {
         "error": error, "next": next_path, "web_sign_in": config.web_sign_in,
-        "device_sign_in": bool(config.github_client_id),
-        "callback_url": f"{_base(request)}/auth/github/callback"}, visitor,
-        status_code=status_code)
+        "device_sign_in": bool(config.github_client_id)}, visitor, status_code=status_code)
+    if error and request.cookies.get(STATE_COOKIE):  # a failed sign-in starts again afresh
+        response.delete_cookie(STATE_COOKIE, path="/auth/github")
+    return response
 
 
 @signin_pages.get("/signin", response_class=HTMLResponse)
@@ -104,6 +105,8 @@ def github_callback(request: Request, session: Db, visitor: Viewer, code: str | 
     except Refused as exc:
         return _signin_page(request, visitor, status_code=exc.status, next_path=next_path,
                             error=exc.message)
+    if visitor is not None:  # signing in again: the earlier session ends
+        end_session(session, visitor)
     user = user_named(session, name)
     cookie = start_session(session, user, config.session_ttl_s)
     response = RedirectResponse(next_path, status_code=303)

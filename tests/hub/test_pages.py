@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from hub_server import Hub, make_items, make_payload
 
+from pytest_req2rank.hub._submissions import record_status
+from pytest_req2rank.hub._tables import Submission
+
 
 def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
@@ -17,7 +20,7 @@ def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: s
         missing = client.get("/submissions/999999")
     assert board.status_code == 200 and 'data-model="page/ranked"' in board.text
     assert '<option value="mean" selected>' in board.text and 'class="ci"' in board.text
-    low, high = ranked["ci95"]
+    low, _high = ranked["ci95"]
     assert f"left: {low}%" in board.text
     assert model.text.count('class="badge accepted"') == 1
     assert model.text.count('class="badge flagged"') == 1
@@ -86,3 +89,41 @@ def test_the_model_page_draws_its_history_and_the_submission_page_its_items(hub:
     assert '<tr data-dimension="security">' in page and 'id="reverify"' in page
     assert f'<span id="entries">{len(evidence)}</span>' in page
     assert f'<code id="head">{evidence[-1]["hash"]}</code>' in page
+
+
+def test_statuses_set_by_the_replay_show_as_badges_and_in_the_replay_section(hub: Hub) -> None:
+    with hub.client(hub.token("replayed-runner")) as client:
+        ids = [client.post("/api/submissions", json=make_payload(
+            client, model=f"replayed/{name}")).json()["id"] for name in ("ok", "bad", "bad")]
+    with hub.app.state.sessions() as session:
+        for submission_id, status, reason in (
+                (ids[0], "verified", "replayed 6 items: all match"),
+                (ids[1], "disputed", "item dynamic/R2: status wrong_answer, replay success")):
+            record_status(session, session.get(Submission, submission_id), status, reason,
+                          "reverify")
+        session.commit()
+    with hub.client() as client:
+        rows = {row["model"]: row for row in client.get("/api/leaderboard").json()["rows"]}
+        board = client.get("/").text
+        verified = client.get(f"/submissions/{ids[0]}").text
+        disputed = client.get(f"/submissions/{ids[1]}").text
+    assert rows["replayed/ok"]["status"] == "verified"
+    assert rows["replayed/bad"]["held_out"] == {"disputed": 1}
+    ok_row = board.split('data-model="replayed/ok"', 1)[1].split("</tr>", 1)[0]
+    assert 'class="badge verified"' in ok_row
+    assert "+1 disputed" in board.split('data-model="replayed/bad"', 1)[1].split("</tr>", 1)[0]
+    assert "replayed 6 items: all match" in verified.split('id="reverify"', 1)[1]
+    assert "status wrong_answer, replay success" in disputed.split('id="reverify"', 1)[1]
+
+
+def test_page_errors_are_pages_and_api_errors_json(hub: Hub) -> None:
+    with hub.client() as client:
+        invalid = client.get("/", params={"dimension": "speed"})
+        unknown = client.get("/no/such/page")
+        api_unknown = client.get("/api/no-such-thing")
+        wrong_method = client.delete("/signin")
+    assert invalid.status_code == 422 and 'id="error">query.dimension:' in invalid.text
+    assert unknown.status_code == 404 and 'id="error">no such page: /no/such/page<' in unknown.text
+    assert api_unknown.status_code == 404 and api_unknown.json() == {"detail": "Not Found"}
+    assert wrong_method.status_code == 405 and "DELETE is not how this page is used" in \
+        wrong_method.text

@@ -76,7 +76,10 @@ def test_signing_in_sets_a_session_cookie_kept_hashed_and_signing_out_ends_it(
         assert "HttpOnly" in set_cookie and "SameSite=lax" in set_cookie
         assert "Secure" not in set_cookie and "Path=/" in set_cookie
         assert github.exchanges[-1]["client_secret"] == CLIENT_SECRET
+        first_cookie = browser.cookies.get(COOKIE, path="/")
+        browser.get(authorize(github, start(browser), "web-alice"))  # again: a new session
         cookie = browser.cookies.get(COOKIE, path="/")
+        assert cookie != first_cookie
         assert "Signed in as <strong>web-alice</strong>" in browser.get("/").text
         csrf = browser.get("/signin").text.split('name="csrf_token" value="', 1)[1].split('"')[0]
         out = browser.post("/signout", data={"csrf_token": csrf})
@@ -86,9 +89,10 @@ def test_signing_in_sets_a_session_cookie_kept_hashed_and_signing_out_ends_it(
     assert (hashlib.sha256(cookie.encode()).hexdigest(), ) in [(row[0],) for row in kept]
     assert all(row[1] is not None for row in kept if row[0] ==
                hashlib.sha256(cookie.encode()).hexdigest())
-    with web_hub.client() as replay:  # the cookie after sign-out: not signed in
-        replay.cookies.set(COOKIE, cookie)
-        assert "Signed in as" not in replay.get("/").text
+    for ended in (first_cookie, cookie):  # replaced, signed out: neither signs in
+        with web_hub.client() as replay:
+            replay.cookies.set(COOKIE, ended)
+            assert "Signed in as" not in replay.get("/").text
 
 
 def test_a_callback_whose_state_is_not_this_browsers_is_refused(web_hub: Hub,
@@ -100,6 +104,7 @@ def test_a_callback_whose_state_is_not_this_browsers_is_refused(web_hub: Hub,
         elsewhere = other.get(callback)  # a link from another browser: no state cookie
         assert "Signed in as" not in browser.get("/").text
     assert mismatch.status_code == 400 and "state does not match" in error_of(mismatch)
+    assert 'r2r_oauth_state=""' in mismatch.headers["set-cookie"]  # the next try starts afresh
     assert elsewhere.status_code == 400 and "sign in again" in error_of(elsewhere)
 
 
@@ -107,8 +112,8 @@ def test_a_code_github_refuses_or_a_denied_sign_in_is_a_message(web_hub: Hub,
                                                                   github: GitHub) -> None:
     with web_hub.client() as browser:
         params = start(browser)
-        callback = authorize(github, params, "web-bob")
         bogus = browser.get(f"/auth/github/callback?code=bogus&state={params['state']}")
+        callback = authorize(github, start(browser), "web-bob")  # a refusal: start again
         first = browser.get(callback)
         browser.cookies.clear()
         used = parse_qs(urlsplit(callback).query)["code"][0]
