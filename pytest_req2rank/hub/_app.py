@@ -33,8 +33,8 @@ from ._errors import Refused
 from ._limits import BodyLimit
 from ._moderation import flag_submission, resolve_flag, review_submission
 from ._nonces import issue_nonce
+from ._page_errors import error_page, is_page
 from ._receipts import Signer
-from ._sessions import COOKIE, visitor_for_cookie
 from ._submissions import submit
 from ._tables import Submission
 
@@ -62,22 +62,6 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-def _is_page(request: Request) -> bool:
-    """Whether a request is for the pages (answered in HTML) rather than the API (JSON)."""
-    path = request.url.path
-    return not (path.startswith("/api/") or path in ("/healthz", "/openapi.json", "/docs"))
-
-
-def _error_page(request: Request, exc: Refused) -> Response:
-    """A refusal on the pages: the reason on a page, with the usual header."""
-    from ._templates import render
-
-    with request.app.state.sessions() as session:
-        visitor = visitor_for_cookie(session, request.cookies.get(COOKIE))
-        return render(request, "error.html", {"error": exc.message, "code": exc.code},
-                      visitor, status_code=exc.status)
-
-
 def create_app(config: HubConfig) -> FastAPI:
     """The hub over ``config``'s database (migrated already: ``req2rank-hub migrate``)."""
     engine = make_engine(config.database_url)
@@ -94,17 +78,17 @@ def create_app(config: HubConfig) -> FastAPI:
 
     @app.exception_handler(Refused)
     async def _refused(request: Request, exc: Refused) -> Response:
-        if _is_page(request):
-            return await run_in_threadpool(_error_page, request, exc)
+        if is_page(request):
+            return await run_in_threadpool(error_page, request, exc)
         return _error(exc.status, exc.code, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
-        if _is_page(request) and exc.status_code in (404, 405):
+        if is_page(request) and exc.status_code in (404, 405):
             code, what = (("not_found", "no such page") if exc.status_code == 404 else
                           ("not_allowed", f"{request.method} is not how this page is used"))
             return await run_in_threadpool(
-                _error_page, request, Refused(exc.status_code, code,
+                error_page, request, Refused(exc.status_code, code,
                                               f"{what}: {request.url.path}"))
         return await http_exception_handler(request, exc)
 
@@ -118,8 +102,8 @@ def create_app(config: HubConfig) -> FastAPI:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
         refusal = Refused(422, "invalid_request", f"{where or 'request'}: {first.get('msg')}")
-        if _is_page(request):
-            return await run_in_threadpool(_error_page, request, refusal)
+        if is_page(request):
+            return await run_in_threadpool(error_page, request, refusal)
         return _error(refusal.status, refusal.code, refusal.message)
 
     app.add_middleware(BodyLimit, limit=config.max_payload_bytes)
