@@ -3,6 +3,8 @@ pages."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request
@@ -35,6 +37,7 @@ from ._moderation import flag_submission, resolve_flag, review_submission
 from ._nonces import issue_nonce
 from ._page_errors import error_page, is_page
 from ._receipts import Signer
+from ._scheduler import ReverifySchedule
 from ._submissions import submit
 from ._tables import Submission
 
@@ -69,7 +72,19 @@ def create_app(config: HubConfig) -> FastAPI:
     signer = Signer(config.key_path)
     limiter = Limiter(key_func=get_remote_address)
     public = limiter.limit(config.public_rate)
-    app = FastAPI(title="req2rank hub", version=__version__,
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        schedule = ReverifySchedule(sessions, config) if config.reverify_every_s > 0 else None
+        if schedule:
+            schedule.start()
+        try:
+            yield
+        finally:
+            if schedule:
+                schedule.stop()
+
+    app = FastAPI(title="req2rank hub", version=__version__, lifespan=lifespan,
                   description="Leaderboard of req2rank runs, verified before they are ranked")
     app.state.limiter = limiter
     app.state.engine = engine

@@ -125,6 +125,7 @@ def submission_details(session: Session, submission: Submission) -> dict[str, An
         **submission_summary(session, submission),
         "evidence_head": submission.head, "evidence_entries": len(submission.evidence),
         "receipt": submission.receipt,
+        "reverification": submission.reverification,
         "history": [{"status": change.status, "reason": change.reason, "actor": change.actor,
                      "at": aware(change.at).isoformat(timespec="seconds")} for change in history],
         "reports": [{"id": flag.id, "reason": flag.reason, "resolution": flag.resolution,

@@ -48,6 +48,17 @@ class HubConfig:
     """Where GitHub's web flow lives: ``/login/oauth/authorize`` and ``/login/oauth/access_token``."""
     session_ttl_s: int = 14 * 24 * 3600
     """How long a sign-in on the pages lasts."""
+    reverify_models: str = "*"
+    """The models re-verification asks again (comma-separated patterns, ``*`` any); the hub
+    calls them with its own keys (its environment, as the plugin does)."""
+    reverify_sample: int = 10
+    """Items of a submission its model is asked again (0: the hub asks no model)."""
+    reverify_pass_tolerance: float = 0.15
+    """How far the sample's mean pass ratio may be from the claimed one."""
+    reverify_score_tolerance: float = 10.0
+    """How far the sample's mean score may be from the claimed one (static-judge runs)."""
+    reverify_every_s: int = 0
+    """``serve`` re-verifies new submissions this often (0: only ``req2rank-hub reverify``)."""
 
     @property
     def web_sign_in(self) -> bool:
@@ -66,7 +77,9 @@ class HubConfig:
         for name, kind in (("nonce_ttl_s", int), ("max_open_nonces", int),
                            ("daily_submissions", int), ("daily_refusals", int),
                            ("max_payload_bytes", int), ("session_ttl_s", int),
-                           ("clock_skew_s", float)):
+                           ("clock_skew_s", float), ("reverify_sample", int),
+                           ("reverify_pass_tolerance", float),
+                           ("reverify_score_tolerance", float), ("reverify_every_s", int)):
             raw = env.get("R2R_HUB_" + name.upper().removesuffix("_S"))
             if raw:
                 try:
@@ -80,6 +93,8 @@ class HubConfig:
             values["github_api_url"] = env["R2R_HUB_GITHUB_API"]
         if env.get("R2R_HUB_GITHUB_URL"):
             values["github_url"] = env["R2R_HUB_GITHUB_URL"]
+        if "R2R_HUB_REVERIFY_MODELS" in env:
+            values["reverify_models"] = env["R2R_HUB_REVERIFY_MODELS"]
         if env.get("R2R_HUB_PUBLIC_RATE"):
             values["public_rate"] = env["R2R_HUB_PUBLIC_RATE"]
         values.update({key: value for key, value in given.items() if value is not None})

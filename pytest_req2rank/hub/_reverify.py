@@ -1,124 +1,227 @@
-"""Re-verification: replay a submission's requirements on the hub and compare.
+"""Re-verification: the hub replays a submission's plan from its seed and compares.
 
-The hub reruns the run's plan from its seed with the engine (a ``pytest`` run of this
-package in a clean directory), answering each requirement with the response the run
-submitted (the offline ``r2r/samples`` model) and grading it in the hub's own sandbox: the
-requirements must be those the seed draws, and the pass ratios (and, with the offline static
-judge, the scores) those the submission claims. No model is called.
+Two replays, both planned from the run's seed (so the requirements must be those the seed
+draws) and graded in the hub's own sandbox:
+
+- **answers**: every item answered with the response the run submitted (the offline
+  ``r2r/samples`` model): the status and pass ratio of each item (and, with the offline
+  static judge, its score) must be what the submission claims. No model is called.
+- **model**: a sample of the items, chosen by the hub when it re-verifies, answered by the
+  run's model through the hub's own model access: the sample's mean pass ratio (and mean
+  score, with the static judge) must be within the hub's tolerances of what the submission
+  claims for those items. This is what shows the answers came from that model.
+
+A submission is ``verified`` when both match, ``disputed`` when either differs, and stays as
+it was (``unverifiable``, with the reason) when a replay cannot be made.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
-import os
 import random
-import subprocess
-import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from statistics import fmean
+from typing import Any, Literal
 
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
-from ..models import STATIC_JUDGE
+from ..models import INFRA_STATUSES, STATIC_JUDGE
 from ..suites import DynamicOptions, load_suite
+from ._config import HubConfig
 from ._errors import Refused
+from ._replay import generation_arguments, replay_arguments, run_replay, selectable
 from ._submissions import RANKED_STATUSES, record_status
-from ._tables import Submission
+from ._tables import StatusChange, Submission
 
 PASS_RATIO_TOLERANCE = 0.01
 SCORE_TOLERANCE = 2.0
-REPLAY_TIMEOUT_S = 3600
+"""The answers replay's tolerances per item: grading the same response twice agrees."""
+ACTOR = "reverify"
+
+Verdict = Literal["verified", "disputed", "unverifiable"]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One replay's outcome: ``reasons`` say what differs (disputed) or why the replay could
+    not be made (unverifiable); ``compared`` rows hold each compared item's claimed and
+    replayed figures."""
+
+    kind: Literal["answers", "model"]
+    status: Verdict
+    reasons: list[str]
+    compared: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Reverification:
-    """``verified``, ``disputed`` (``reasons`` say which items differ and how) or
-    ``unverifiable`` (the run cannot be replayed offline: ``reasons`` say why)."""
+    """Both replays and the verdict over them."""
 
-    status: str
-    reasons: list[str]
-    compared: int
+    answers: Replay
+    model: Replay
 
+    @property
+    def status(self) -> Verdict:
+        statuses = {self.answers.status, self.model.status}
+        if "disputed" in statuses:
+            return "disputed"
+        return "verified" if statuses == {"verified"} else "unverifiable"
 
-def replay_arguments(run: dict[str, Any], samples: Path, results: Path) -> list[str] | str:
-    """The pytest options that replay ``run`` from its seed with the submitted answers;
-    a string says why the run cannot be replayed offline."""
-    settings = run.get("settings") or {}
-    if settings.get("generator"):
-        return "its requirements were elaborated by a generator model, which the hub does not call"
-    if settings.get("templates"):
-        return "it drew its requirements from a template directory of its own"
-    if settings.get("nversion"):
-        return "N-version runs are not replayed"
-    if str(run.get("suite", "")).startswith("jsonl:"):
-        return "it ran a suite file of its own, which the hub does not have"
-    judges = [str(judge) for judge in run.get("judges") or []]
-    arguments = [
-        f"--r2r-model=r2r/samples:{samples}", f"--r2r-suite={run['suite']}",
-        f"--r2r-seed={run['seed']}", f"--r2r-json={results}",
-        f"--r2r-rounds={settings.get('rounds', 10)}",
-        f"--r2r-execution-weight={settings.get('execution_weight', 0.7)}",
-        f"--r2r-sandbox-timeout-ms={settings.get('sandbox_timeout_ms', 5000)}",
-    ]
-    for name in ("complexity", "skills", "domains"):
-        if settings.get(name):
-            arguments.append(f"--r2r-{name}={','.join(settings[name])}")
-    if settings.get("sample"):
-        arguments.append(f"--r2r-sample={settings['sample']}")
-    if settings.get("weights"):
-        weights = ",".join(f"{name}={100 * value:g}" for name, value in settings["weights"].items())
-        arguments.append(f"--r2r-weights={weights}")
-    if settings.get("judges") is not None:
-        offline = [judge for judge in judges if judge == STATIC_JUDGE]
-        arguments.append(f"--r2r-judges={','.join(offline) or 'none'}")
-    return arguments
+    @property
+    def reasons(self) -> list[str]:
+        return [f"{replay.kind}: {reason}" for replay in (self.answers, self.model)
+                for reason in replay.reasons]
+
+    def describe(self) -> str:
+        """One paragraph for the submission's history."""
+        parts = []
+        for replay in (self.answers, self.model):
+            what = {"answers": "its answers graded again", "model": "its model asked again"}
+            head = f"{what[replay.kind]} ({len(replay.compared)} items): {replay.status}"
+            parts.append(head + (": " + "; ".join(replay.reasons[:8]) if replay.reasons else ""))
+        return " | ".join(parts)
 
 
-def reverify(document: dict[str, Any], *, sample: int | None = None, seed: int = 0,
-             workdir: Path | None = None) -> Reverification:
-    """Replay ``document`` (a submitted results JSON) and compare ``sample`` of its items
-    (all when None; chosen at random by the hub with ``seed``)."""
-    run, items = document["run"], document["items"]
+def reverify(document: dict[str, Any], config: HubConfig, *, sample: int | None = None,
+             rng: random.Random | None = None, workdir: Path | None = None) -> Reverification:
+    """Replay ``document`` (a submitted results JSON) both ways. The answers replay compares
+    ``sample`` items (all when None), the model replay ``config.reverify_sample``; both
+    chosen with ``rng`` (default: the system's randomness, so a submitter cannot tell)."""
+    rng = rng or random.SystemRandom()
     with tempfile.TemporaryDirectory(prefix="r2r-reverify-", dir=workdir) as directory:
         base = Path(directory)
-        samples, results = base / "samples.jsonl", base / "replay.json"
-        arguments = replay_arguments(run, samples, results)
-        if isinstance(arguments, str):
-            return Reverification("unverifiable", [arguments], 0)
-        ordered = sorted(items, key=lambda item: (item["task_id"], item.get("sample") or 0))
-        answered = {item["task_id"] for item in items}
-        # A requirement the seed draws but the run left out gets an empty answer: it is
-        # replayed, and reported as left out.
-        missing = [task_id for task_id in _planned_task_ids(run) if task_id not in answered]
-        samples.write_text("".join(json.dumps({"task_id": item["task_id"],
-                                               "completion": item["response"]}) + "\n"
-                                   for item in ordered) +
-                           "".join(json.dumps({"task_id": task_id, "completion": ""}) + "\n"
-                                   for task_id in missing), encoding="utf-8")
-        env = {key: value for key, value in os.environ.items() if not key.startswith("R2R_")}
-        replay = subprocess.run(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir", directory,
-             *arguments],
-            cwd=directory, env=env, capture_output=True, text=True, timeout=REPLAY_TIMEOUT_S,
-            check=False)
-        if not results.exists():
-            tail = (replay.stderr.strip() or replay.stdout.strip()).splitlines()[-1:]
-            return Reverification("unverifiable", [f"the replay did not finish: {tail}"], 0)
-        replayed = {item["item_id"]: item for item in json.loads(results.read_text())["items"]}
+        (base / "answers").mkdir()
+        (base / "model").mkdir()
+        answers = _replay_answers(document, base / "answers", sample, rng)
+        model = _replay_model(document, base / "model", config, rng)
+    return Reverification(answers, model)
+
+
+def _replay_answers(document: dict[str, Any], directory: Path, sample: int | None,
+                    rng: random.Random) -> Replay:
+    run, items = document["run"], document["items"]
+    samples, results = directory / "samples.jsonl", directory / "replay.json"
+    arguments = replay_arguments(run, f"r2r/samples:{samples}", results)
+    if isinstance(arguments, str):
+        return Replay("answers", "unverifiable", [arguments])
+    ordered = sorted(items, key=lambda item: (item["task_id"], item.get("sample") or 0))
+    answered = {item["task_id"] for item in items}
+    # A requirement the seed draws but the run left out gets an empty answer: it is
+    # replayed, and reported as left out.
+    missing = [task_id for task_id in _planned_task_ids(run) if task_id not in answered]
+    samples.write_text("".join(json.dumps({"task_id": item["task_id"],
+                                           "completion": item["response"]}) + "\n"
+                               for item in ordered) +
+                       "".join(json.dumps({"task_id": task_id, "completion": ""}) + "\n"
+                               for task_id in missing), encoding="utf-8")
+    replayed = run_replay(arguments, directory, results)
+    if isinstance(replayed, str):
+        return Replay("answers", "unverifiable", [replayed])
     chosen = list(items)
     if sample is not None and sample < len(chosen):
-        chosen = random.Random(seed).sample(chosen, sample)
-    static = set(run.get("judges") or []) <= {STATIC_JUDGE}
+        chosen = rng.sample(chosen, sample)
+    static = _static_judged(run)
     reasons = []
     left_out = sorted(set(replayed) - {item["item_id"] for item in items})
     if left_out:
         reasons.append(f"the run left out {len(left_out)} item(s) its seed draws: "
                        f"{', '.join(left_out[:5])}")
+    rows = []
     for item in chosen:
-        reasons += _differences(item, replayed.get(item["item_id"]), compare_scores=static)
-    return Reverification("disputed" if reasons else "verified", reasons, len(chosen))
+        again = replayed.get(item["item_id"])
+        reasons += _differences(item, again, compare_scores=static)
+        if again is not None:
+            rows.append(_row(item, again))
+    return Replay("answers", "disputed" if reasons else "verified", reasons, rows)
+
+
+def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
+                  rng: random.Random) -> Replay:
+    run, items = document["run"], document["items"]
+    model = str(run["model"])
+    if model.startswith("r2r/samples"):
+        return Replay("model", "unverifiable", [
+            "the run answered from a samples file: there is no model to ask"])
+    patterns = [pattern.strip() for pattern in config.reverify_models.split(",")
+                if pattern.strip()]
+    if not any(fnmatch.fnmatchcase(model, pattern) for pattern in patterns):
+        reason = (f"this hub does not call {model} (its R2R_HUB_REVERIFY_MODELS: "
+                  f"{config.reverify_models or 'none'})")
+        return Replay("model", "unverifiable", [reason])
+    if config.reverify_sample < 1:
+        return Replay("model", "unverifiable", ["this hub asks no model (R2R_HUB_REVERIFY_SAMPLE=0)"])
+    results = directory / "replay.json"
+    arguments = replay_arguments(run, model, results)
+    if isinstance(arguments, str):
+        return Replay("model", "unverifiable", [arguments])
+    candidates = [item for item in items
+                  if item["status"] not in INFRA_STATUSES and selectable(item["item_id"])]
+    if not candidates:
+        return Replay("model", "unverifiable", ["no item of the run can be asked again"])
+    chosen = rng.sample(candidates, min(config.reverify_sample, len(candidates)))
+    replayed = run_replay([*arguments, *generation_arguments(run)], directory, results,
+                          select=[item["item_id"] for item in chosen])
+    if isinstance(replayed, str):
+        return Replay("model", "unverifiable", [replayed])
+    rows, failed = [], []
+    for item in chosen:
+        again = replayed.get(item["item_id"])
+        if again is None:
+            return Replay("model", "disputed", [
+                f"{item['item_id']}: the seed does not draw this requirement"])
+        if again["status"] in INFRA_STATUSES:
+            failed.append(f"{item['item_id']}: {again.get('reason') or again['status']}")
+            continue
+        if any(item.get(key) != again.get(key) for key in ("requirement", "prompt")):
+            return Replay("model", "disputed", [
+                f"{item['item_id']}: the requirement differs from the one the seed draws"])
+        rows.append(_row(item, again))
+    if not rows:
+        return Replay("model", "unverifiable", [
+            f"the hub could not call {model}: {failed[0]}" if failed else "nothing to compare"])
+    return Replay("model", *_compare_sample(rows, config, static=_static_judged(run)), rows)
+
+
+def _compare_sample(rows: list[dict[str, Any]], config: HubConfig, *, static: bool
+                    ) -> tuple[Verdict, list[str]]:
+    """The model replay's verdict: the sample's mean pass ratio (and mean score, when the
+    scores are the static judge's) within the hub's tolerances of the claimed means."""
+    claimed = fmean(row["claimed_pass_ratio"] for row in rows)
+    replayed = fmean(row["replayed_pass_ratio"] for row in rows)
+    reasons = []
+    if abs(claimed - replayed) > config.reverify_pass_tolerance:
+        reasons.append(f"mean pass ratio over {len(rows)} items: claimed {claimed:.3f}, the "
+                       f"model gives {replayed:.3f} (tolerance {config.reverify_pass_tolerance})")
+    scored = [row for row in rows
+              if row["claimed_score"] is not None and row["replayed_score"] is not None]
+    if static and scored:
+        claimed_score = fmean(row["claimed_score"] for row in scored)
+        replayed_score = fmean(row["replayed_score"] for row in scored)
+        if abs(claimed_score - replayed_score) > config.reverify_score_tolerance:
+            reasons.append(f"mean score over {len(scored)} items: claimed {claimed_score:.1f}, "
+                           f"the model gives {replayed_score:.1f} "
+                           f"(tolerance {config.reverify_score_tolerance})")
+    if reasons:
+        worst = sorted(rows, key=lambda row: row["replayed_pass_ratio"] - row["claimed_pass_ratio"])
+        reasons += [f"{row['item_id']}: pass ratio claimed {row['claimed_pass_ratio']:.3f}, "
+                    f"replayed {row['replayed_pass_ratio']:.3f}" for row in worst[:3]
+                    if row["replayed_pass_ratio"] < row["claimed_pass_ratio"]]
+    return ("disputed" if reasons else "verified"), reasons
+
+
+def _row(item: dict[str, Any], again: dict[str, Any]) -> dict[str, Any]:
+    return {"item_id": item["item_id"],
+            "claimed_status": item["status"], "replayed_status": again["status"],
+            "claimed_pass_ratio": item["pass_ratio"], "replayed_pass_ratio": again["pass_ratio"],
+            "claimed_score": item.get("score"), "replayed_score": again.get("score")}
+
+
+def _static_judged(run: dict[str, Any]) -> bool:
+    return set(run.get("judges") or []) <= {STATIC_JUDGE}
 
 
 def _planned_task_ids(run: dict[str, Any]) -> list[str]:
@@ -151,21 +254,33 @@ def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,
     return found
 
 
-def reverify_submission(session: Session, submission_id: int, *, sample: int | None = None
+def reverify_submission(session: Session, submission_id: int, config: HubConfig, *,
+                        sample: int | None = None, rng: random.Random | None = None
                         ) -> Reverification:
-    """Re-verify a kept submission and record the outcome: ``verified`` stays ranked,
-    ``disputed`` leaves the ranking; ``unverifiable`` changes nothing but the history."""
+    """Re-verify a kept submission and record the outcome in its history (with both
+    replays' compared items): ``verified`` stays ranked, ``disputed`` leaves the ranking,
+    ``unverifiable`` changes nothing but the history."""
     submission = session.get(Submission, submission_id)
     if submission is None:
         raise Refused(404, "not_found", f"no submission {submission_id}")
-    outcome = reverify(submission.document, sample=sample, seed=submission_id)
-    summary = (f"re-verified {outcome.compared} items by replaying them from the run's seed"
-               if outcome.status != "unverifiable" else "not re-verifiable")
-    reason = f"{summary}: " + ("; ".join(outcome.reasons[:10]) or "all matched")
-    if outcome.status == "unverifiable" or (
-            outcome.status == "verified" and submission.status not in RANKED_STATUSES):
-        record_status(session, submission, submission.status, reason, "reverify")
-    else:
-        record_status(session, submission, outcome.status, reason, "reverify")
+    outcome = reverify(submission.document, config, sample=sample, rng=rng)
+    status = outcome.status
+    if status == "unverifiable" or (status == "verified"
+                                    and submission.status not in RANKED_STATUSES):
+        status = submission.status  # kept as it was; an admin decides on flagged ones
+    record_status(session, submission, status, outcome.describe(), ACTOR)
+    submission.reverification = {
+        "status": outcome.status,
+        "replays": [{"kind": replay.kind, "status": replay.status, "reasons": replay.reasons,
+                     "items": replay.compared} for replay in (outcome.answers, outcome.model)]}
     session.commit()
     return outcome
+
+
+def pending_reverification(session: Session) -> list[int]:
+    """Kept submissions (accepted or flagged) the hub has not re-verified yet, oldest first."""
+    done = exists().where(StatusChange.submission_id == Submission.id,
+                          StatusChange.actor == ACTOR)
+    return list(session.scalars(select(Submission.id).where(
+        Submission.status.in_((*RANKED_STATUSES, "flagged")), ~done)
+        .order_by(Submission.received_at, Submission.id)))

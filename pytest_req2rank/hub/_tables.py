@@ -98,6 +98,9 @@ class Submission(Base):
     document: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
     evidence: Mapped[list[Any]] = mapped_column(JSON, deferred=True)
     receipt: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
+    reverification: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True,
+                                                                   deferred=True)
+    """The last re-verification: its verdict and both replays' compared items."""
 
 
 class StatusChange(Base):

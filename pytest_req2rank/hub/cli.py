@@ -23,11 +23,18 @@ def _parser() -> argparse.ArgumentParser:
                        help="Port (env R2R_HUB_PORT; default 8000)")
     serve.add_argument("--public-url", help="The hub's address as users reach it, behind a "
                        "proxy (env R2R_HUB_PUBLIC_URL)")
+    serve.add_argument("--reverify-every", type=int, metavar="SECONDS",
+                       help="Re-verify new submissions this often while serving "
+                       "(env R2R_HUB_REVERIFY_EVERY; default 0: only with `reverify`)")
     commands.add_parser("migrate", help="Create or upgrade the database's tables")
-    again = commands.add_parser("reverify", help="Replay a submission's requirements from its "
-                                "seed with its answers, and mark it verified or disputed")
-    again.add_argument("submission", type=int)
-    again.add_argument("--sample", type=int, help="Compare N items chosen at random (default: all)")
+    again = commands.add_parser("reverify", help="Replay submissions' requirements from their "
+                                "seeds, grade their answers and ask their models again, and mark "
+                                "them verified or disputed")
+    again.add_argument("submissions", type=int, nargs="*", metavar="ID")
+    again.add_argument("--pending", action="store_true",
+                       help="Every submission not re-verified yet (for a cron job)")
+    again.add_argument("--sample", type=int, help="Grade the answers of N items chosen at random "
+                       "(default: all; the model is asked R2R_HUB_REVERIFY_SAMPLE items)")
     token = commands.add_parser("token", help="API tokens")
     token_commands = token.add_subparsers(dest="token_command", required=True)
     create = token_commands.add_parser("create", help="Create a token for USER (created when new)")
@@ -41,7 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         config = HubConfig.from_env(database_url=args.database_url,
-                                    public_url=getattr(args, "public_url", None))
+                                    public_url=getattr(args, "public_url", None),
+                                    reverify_every_s=getattr(args, "reverify_every", None))
     except ValueError as exc:
         print(f"req2rank-hub: {exc}", file=sys.stderr)
         return 2
@@ -57,7 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "token":
             return _create_token(config, args.user, args.admin)
         if args.command == "reverify":
-            return _reverify(config, args.submission, args.sample)
+            if not args.submissions and not args.pending:
+                print("req2rank-hub: reverify: give submission IDs or --pending", file=sys.stderr)
+                return 2
+            return _reverify(config, args.submissions, args.pending, args.sample)
         migrate(config.database_url)
     except (SQLAlchemyError, OSError) as exc:
         print(f"req2rank-hub: database {_shown(config.database_url)}: "
@@ -85,26 +96,37 @@ def _create_token(config: HubConfig, user: str, admin: bool) -> int:
     return 0
 
 
-def _reverify(config: HubConfig, submission_id: int, sample: int | None) -> int:
+def _reverify(config: HubConfig, submission_ids: list[int], pending: bool,
+              sample: int | None) -> int:
     from ._database import make_engine, migrate, session_factory
     from ._errors import Refused
-    from ._reverify import reverify_submission
+    from ._reverify import pending_reverification, reverify_submission
 
     migrate(config.database_url)
     engine = make_engine(config.database_url)
+    sessions = session_factory(engine)
+    worst = 0
     try:
-        with session_factory(engine)() as session:
-            outcome = reverify_submission(session, submission_id, sample=sample)
+        if pending:
+            with sessions() as session:
+                submission_ids = [*submission_ids, *pending_reverification(session)]
+        if not submission_ids:
+            print("req2rank-hub: no submission waits for re-verification")
+        for submission_id in submission_ids:
+            with sessions() as session:
+                outcome = reverify_submission(session, submission_id, config, sample=sample)
+            print(f"req2rank-hub: submission {submission_id}: {outcome.status} (answers "
+                  f"{outcome.answers.status}, {len(outcome.answers.compared)} items; model "
+                  f"{outcome.model.status}, {len(outcome.model.compared)} items)")
+            for reason in outcome.reasons:
+                print(f"  {reason}")
+            worst = max(worst, 0 if outcome.status == "verified" else 1)
     except Refused as exc:
         print(f"req2rank-hub: {exc.message}", file=sys.stderr)
         return 2
     finally:
         engine.dispose()
-    print(f"req2rank-hub: submission {submission_id}: {outcome.status} "
-          f"({outcome.compared} items compared)")
-    for reason in outcome.reasons:
-        print(f"  {reason}")
-    return 0 if outcome.status == "verified" else 1
+    return worst
 
 
 def _shown(url: str) -> str:

@@ -21,7 +21,7 @@ def test_the_breakdown_migration_fills_in_the_submissions_kept_before(tmp_path: 
         submitted = client.post("/api/submissions", json=make_payload(client, items=make_items(
             skills=SKILLS, dimensions={"logic": 5.0}))).json()
     url = hub.config.database_url
-    command.downgrade(alembic_config(url), "0002")
+    command.downgrade(alembic_config(url), "0003")
     engine = create_engine(url)
     try:
         with engine.connect() as connection:

@@ -99,8 +99,16 @@ def test_statuses_set_by_the_replay_show_as_badges_and_in_the_replay_section(hub
         for submission_id, status, reason in (
                 (ids[0], "verified", "replayed 6 items: all match"),
                 (ids[1], "disputed", "item dynamic/R2: status wrong_answer, replay success")):
-            record_status(session, session.get(Submission, submission_id), status, reason,
-                          "reverify")
+            submission = session.get(Submission, submission_id)
+            record_status(session, submission, status, reason, "reverify")
+            submission.reverification = {"status": status, "replays": [
+                {"kind": "answers", "status": status, "reasons": [reason], "items": [
+                    {"item_id": "dynamic/R2", "claimed_status": "wrong_answer",
+                     "replayed_status": "success" if status == "disputed" else "wrong_answer",
+                     "claimed_pass_ratio": 0.75, "replayed_pass_ratio": 1.0,
+                     "claimed_score": 70.0, "replayed_score": None}]},
+                {"kind": "model", "status": "unverifiable", "reasons": ["no model access"],
+                 "items": []}]}
         session.commit()
     with hub.client() as client:
         rows = {row["model"]: row for row in client.get("/api/leaderboard").json()["rows"]}
@@ -114,6 +122,10 @@ def test_statuses_set_by_the_replay_show_as_badges_and_in_the_replay_section(hub
     assert "+1 disputed" in board.split('data-model="replayed/bad"', 1)[1].split("</tr>", 1)[0]
     assert "replayed 6 items: all match" in verified.split('id="reverify"', 1)[1]
     assert "status wrong_answer, replay success" in disputed.split('id="reverify"', 1)[1]
+    replay = disputed.split('id="reverification"', 1)[1].split('id="reverify"', 1)[0]
+    assert "Its answers graded again" in replay and "wrong_answer / success" in replay
+    assert "0.75 / 1.00" in replay and "70.0 / n/a" in replay
+    assert 'class="badge unverifiable"' in replay and "no model access" in replay
 
 
 def test_page_errors_are_pages_and_api_errors_json(hub: Hub) -> None:

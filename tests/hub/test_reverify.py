@@ -1,59 +1,178 @@
-"""Re-verification: the hub replays a submitted run from its seed with its answers; a run
-whose claims were forged consistently (chain and aggregates rebuilt) is disputed."""
+"""Re-verification: the hub replays a submitted run from its seed, grading its answers again
+and asking its model again (the built-in reference model; a scripted fake model through the
+hub's own environment). A run whose claims were forged consistently (chain and aggregates
+rebuilt) is disputed; one the hub cannot replay keeps its status, with the reason."""
 
 from __future__ import annotations
 
 import json
 import re
+import time
+from pathlib import Path
+from typing import Any
 
 import pytest
-from hub_server import Hub, fresh_nonce
+from hub_server import Hub, fresh_nonce, running_hub
 
 from pytest_req2rank.evidence import chain_for
 from pytest_req2rank.hub.cli import main
 from pytest_req2rank.report import ResultsDocument, build_summary
 
-pytestmark = pytest.mark.slow  # a benchmark run, then two replays of it
+pytestmark = pytest.mark.slow  # benchmark runs, then replays of them
+
+RUN = ["-p", "no:cacheprovider", "--r2r-rounds=6", "--r2r-seed=11", "--r2r-json=results.json"]
+
+
+def _submitted(result: pytest.RunResult) -> int:
+    """The submission's id; the run's items may fail (exit 1), the submission may not."""
+    assert result.ret in (0, 1) and "submission: accepted" in result.stdout.str(), \
+        result.stdout.str()
+    return int(re.search(r"/submissions/(\d+)", result.stdout.str()).group(1))  # type: ignore[union-attr]
+
+
+def _results(pytester: pytest.Pytester) -> ResultsDocument:
+    return ResultsDocument.model_validate(json.loads((pytester.path / "results.json").read_text()))
+
+
+def _forge(client: Any, document: ResultsDocument, items: list[Any], nonce: dict[str, Any],
+           run_id: str, *, model: str | None = None) -> int:
+    """Submit ``items`` as run ``run_id`` (of ``model``) with a consistent chain and
+    aggregates, under a nonce issued before the genuine run."""
+    run = document.run.model_copy(update={"id": run_id})
+    if model:
+        items = [item.model_copy(update={"model": model}) for item in items]
+        run = run.model_copy(update={"model": model, "settings": {**run.settings, "model": model}})
+    forged = document.model_copy(update={
+        "items": items, "run": run,
+        "summary": build_summary(items, planned=len(items), wall_time_s=document.summary.wall_time_s,
+                                 seed=document.run.seed)})
+    reply = client.post("/api/submissions", json={
+        "nonce": nonce["nonce"], "results": forged.model_dump(mode="json"),
+        "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], items)})
+    assert reply.status_code == 201 and reply.json()["status"] == "accepted", reply.text
+    return int(reply.json()["id"])
+
+
+def _reverify(hub: Hub, *arguments: str) -> int:
+    return main(["--database-url", hub.config.database_url, "reverify", *arguments])
 
 
 def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
         pytester: pytest.Pytester, hub: Hub, user: str, capsys: pytest.CaptureFixture[str]) -> None:
     with hub.client(user) as client:
-        spare = fresh_nonce(client)  # issued before the run: the forgery's
-        result = pytester.runpytest(f"--r2r-submit={hub.url}", f"--r2r-hub-token={user}",
-                                    "-p", "no:cacheprovider", "--r2r-rounds=6",
-                                    "--r2r-json=results.json")
-        assert result.ret == 0, result.stdout.str()
-        genuine = int(re.search(r"/submissions/(\d+)", result.stdout.str()).group(1))  # type: ignore[union-attr]
-
-        document = ResultsDocument.model_validate(json.loads((pytester.path / "results.json")
-                                                             .read_text()))
+        nonce_for_later = fresh_nonce(client)  # issued before the run: the forgery's
+        genuine = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
+                                                f"--r2r-hub-token={user}", *RUN))
+        document = _results(pytester)
         items = list(document.items)
         items[1] = items[1].model_copy(update={"score": round((items[1].score or 0) - 6, 1)})
         dropped = items.pop()  # the forger also leaves out an item (its own check below)
-        forged = document.model_copy(update={
-            "items": items, "run": document.run.model_copy(update={"id": "forged-run"}),
-            "summary": build_summary(items, planned=len(items),
-                                     wall_time_s=document.summary.wall_time_s,
-                                     seed=document.run.seed)})
-        reply = client.post("/api/submissions", json={
-            "nonce": spare["nonce"], "results": forged.model_dump(mode="json"),
-            "evidence": chain_for(spare["nonce"], "forged-run", spare["issued_at"], items)})
-        assert reply.status_code == 201 and reply.json()["status"] == "accepted", reply.text
+        forged = _forge(client, document, items, nonce_for_later, "forged-run")
         capsys.readouterr()
 
-        assert main(["--database-url", hub.config.database_url, "reverify", str(genuine)]) == 0
-        assert "verified (6 items compared)" in capsys.readouterr().out
-        assert main(["--database-url", hub.config.database_url, "reverify",
-                     str(reply.json()["id"])]) == 1
+        assert _reverify(hub, str(genuine)) == 0
         out = capsys.readouterr().out
-        assert "disputed (5 items compared)" in out
+        assert f"submission {genuine}: verified (answers verified, 6 items; model verified, 6 items)" \
+            in out
+        assert _reverify(hub, str(forged)) == 1
+        out = capsys.readouterr().out
+        assert f"submission {forged}: disputed (answers disputed, 5 items" in out
         assert f"{items[1].item_id}: score {items[1].score}, the replay gives " in out
         assert f"the run left out 1 item(s) its seed draws: {dropped.item_id}" in out
 
-        statuses = {genuine: "verified", reply.json()["id"]: "disputed"}
+        statuses = {genuine: "verified", forged: "disputed"}
         for submission, status in statuses.items():
             details = client.get(f"/api/submissions/{submission}").json()
             assert details["status"] == status and details["history"][-1]["actor"] == "reverify"
+        model_replay = client.get(f"/api/submissions/{genuine}").json()["reverification"]
+        assert [replay["kind"] for replay in model_replay["replays"]] == ["answers", "model"]
+        assert all(row["claimed_pass_ratio"] == row["replayed_pass_ratio"]
+                   for row in model_replay["replays"][1]["items"])
         rows = client.get("/api/models/r2r/reference").json()["submissions"]
         assert {row["id"]: row["status"] for row in rows if row["id"] in statuses} == statuses
+
+
+def _fake_script(document: ResultsDocument, path: Path) -> Path:
+    """``fake/coder`` answers the first half of the run's requirements as the reference model
+    did and the rest with code that fails; ``fake/silent`` is not in the script."""
+    rules = []
+    for index, item in enumerate(document.items):
+        answer = item.response if index < len(document.items) // 2 else \
+            "```python\n" + "\n".join(f"def {name}(*args, **kwargs):\n    return None\n"
+                                      for name in _functions(item.response or "")) + "```"
+        rules.append({"match": "^" + re.escape((item.prompt or "")[:400]),
+                      "responses": [{"text": answer}]})
+    path.write_text(json.dumps({"models": {"coder": rules}}), encoding="utf-8")
+    return path
+
+
+def _functions(code: str) -> list[str]:
+    return re.findall(r"^def (\w+)\(", code, flags=re.MULTILINE) or ["solution"]
+
+
+def test_the_hub_asks_the_model_again_and_disputes_a_relabelled_run(
+        pytester: pytest.Pytester, hub: Hub, user: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with hub.client(user) as client:
+        relabel_nonce = fresh_nonce(client)
+        reference = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
+                                                  f"--r2r-hub-token={user}", *RUN))
+        strong = _results(pytester)
+        monkeypatch.setenv("R2R_FAKE_SCRIPT", str(_fake_script(strong, pytester.path / "fake.json")))
+        genuine = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}", f"--r2r-hub-token={user}",
+                                                "--r2r-model=fake/coder", *RUN))
+        weak = _results(pytester)
+        assert 0 < sum(item.pass_ratio for item in weak.items) < len(weak.items)
+        # The reference model's run (every item passing), relabelled as fake/coder's.
+        relabelled = _forge(client, strong, list(strong.items), relabel_nonce, "relabelled-run",
+                            model="fake/coder")
+        capsys.readouterr()
+
+        # The hub's environment serves fake/coder (its R2R_FAKE_SCRIPT), as a key would.
+        assert _reverify(hub, str(genuine)) == 0
+        assert f"submission {genuine}: verified" in capsys.readouterr().out
+        assert _reverify(hub, str(relabelled)) == 1
+        out = capsys.readouterr().out
+        assert f"submission {relabelled}: disputed (answers verified, 6 items; model disputed, " \
+               "6 items)" in out
+        assert "mean pass ratio over 6 items: claimed 1.000, the model gives 0.500" in out
+        details = client.get(f"/api/submissions/{relabelled}").json()
+        assert details["status"] == "disputed"
+        assert "its model asked again (6 items): disputed" in details["history"][-1]["reason"]
+        assert client.get(f"/api/submissions/{reference}").json()["status"] == "accepted"
+
+
+def test_a_run_the_hub_cannot_replay_keeps_its_status_with_the_reason(
+        pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("R2R_HUB_REVERIFY_MODELS", "acme/*")  # read by `req2rank-hub reverify`
+    with running_hub(tmp_path / "hub") as hub:
+        user = hub.token("alice")
+        with hub.client(user) as client:
+            submission = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
+                                                       f"--r2r-hub-token={user}", *RUN))
+            capsys.readouterr()
+            assert _reverify(hub, "--pending") == 1
+            out = capsys.readouterr().out
+            assert f"submission {submission}: unverifiable (answers verified" in out
+            assert "this hub does not call r2r/reference (its R2R_HUB_REVERIFY_MODELS: acme/*)" \
+                in out
+            details = client.get(f"/api/submissions/{submission}").json()
+            assert details["status"] == "accepted" and details["history"][-1]["actor"] == "reverify"
+            assert _reverify(hub, "--pending") == 0
+            assert "no submission waits for re-verification" in capsys.readouterr().out
+
+
+def test_serve_re_verifies_new_submissions_on_a_schedule(pytester: pytest.Pytester,
+                                                         tmp_path: Path) -> None:
+    with running_hub(tmp_path / "hub", reverify_every_s=1) as hub:
+        user = hub.token("bob")
+        submission = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
+                                                   f"--r2r-hub-token={user}", *RUN))
+        with hub.client() as client:
+            for _ in range(240):  # the schedule's replays run pytest twice
+                status = client.get(f"/api/submissions/{submission}").json()["status"]
+                if status != "accepted":
+                    break
+                time.sleep(0.5)
+        assert status == "verified"

@@ -1,0 +1,48 @@
+"""Re-verifying new submissions on a schedule, in the serving process."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from ._config import HubConfig
+from ._reverify import Reverification, pending_reverification, reverify_submission
+
+log = logging.getLogger("req2rank.hub")
+
+
+def reverify_pending(sessions: Any, config: HubConfig) -> dict[int, Reverification]:
+    """Re-verify every submission not re-verified yet, oldest first; a failure is logged and
+    leaves that submission for the next round."""
+    done: dict[int, Reverification] = {}
+    with sessions() as session:
+        waiting = pending_reverification(session)
+    for submission_id in waiting:
+        try:
+            with sessions() as session:
+                done[submission_id] = reverify_submission(session, submission_id, config)
+        except Exception:  # one submission's failure must not stop the others
+            log.exception("re-verifying submission %s failed", submission_id)
+    return done
+
+
+class ReverifySchedule:
+    """A daemon thread that runs :func:`reverify_pending` every ``config.reverify_every_s``."""
+
+    def __init__(self, sessions: Any, config: HubConfig) -> None:
+        self._sessions, self._config = sessions, config
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="r2r-reverify", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self._stopping.wait(self._config.reverify_every_s):
+            for submission_id, outcome in reverify_pending(self._sessions, self._config).items():
+                log.info("submission %s re-verified: %s", submission_id, outcome.status)
