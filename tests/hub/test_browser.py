@@ -16,6 +16,9 @@ import pytest
 from github_standin import GitHub, running_github, web_config
 from hub_server import Hub, make_items, make_payload, running_hub
 
+from pytest_req2rank.hub._submissions import record_status
+from pytest_req2rank.hub._tables import Submission
+
 pytestmark = pytest.mark.slow  # a browser start
 
 DESKTOP = {"width": 1280, "height": 900}
@@ -263,3 +266,33 @@ def test_sign_in_report_resolve_and_sign_out(site: Hub, github: GitHub, visit: A
     admin.page.click("#signout")
     admin.page.wait_for_url(f"{site.url}/")
     assert "browser/c2" not in admin.models()
+
+
+def test_a_replayed_submission_shows_its_verdict_and_badge(site: Hub, visit: Any) -> None:
+    with site.client() as client:
+        rows = client.get("/api/leaderboard").json()["rows"]
+    target = next(row["latest_submission"] for row in rows if row["model"] == "browser/low")
+    with site.app.state.sessions() as session:
+        submission = session.get(Submission, target)
+        record_status(session, submission, "verified", "its answers graded again (2 items): "
+                      "verified", "reverify")
+        submission.reverification = {"status": "verified", "replays": [
+            {"kind": "answers", "status": "verified", "reasons": [], "items": [
+                {"item_id": f"dynamic/R{i}", "claimed_status": "wrong_answer",
+                 "replayed_status": "wrong_answer", "claimed_pass_ratio": 0.75,
+                 "replayed_pass_ratio": 0.75, "claimed_score": 80.0, "replayed_score": 80.0}
+                for i in range(2)]},
+            {"kind": "model", "status": "verified", "reasons": [], "items": []}]}
+        session.commit()
+    v = visit()
+    v.page.goto(f"{site.url}/")
+    row = v.page.locator('tr[data-model="browser/low"]')
+    assert row.locator(".status .badge").first.inner_text() == "verified"
+    row.locator("a").click()
+    v.page.wait_for_url("**/models/browser/low")
+    assert v.page.locator("#history circle.verified").count() == 1
+    v.page.goto(f"{site.url}/submissions/{target}")
+    assert v.page.locator("#status").inner_text() == "verified"
+    assert v.page.locator("#reverification table.replay tbody tr").count() == 2
+    assert "graded again (2 items): verified" in v.page.locator("#reverify").inner_text()
+    v.shoot("submission-verified")
