@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import Any, Literal
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, undefer
 
 from ._breakdown import Score, score_of, skills_of
 from ._database import aware
@@ -40,6 +40,8 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
+    if skill is not None or dimension is not None:
+        query = query.options(undefer(Submission.breakdown))
     by_model: dict[str, list[tuple[Submission, Score]]] = defaultdict(list)
     for submission in session.scalars(query.order_by(Submission.received_at, Submission.id)):
         if complexity is not None and complexity_label(submission.complexity) != complexity:
@@ -110,7 +112,7 @@ def submission_summary(session: Session, submission: Submission) -> dict[str, An
         "agreement": submission.agreement, "isolation": submission.isolation,
         "complexity": submission.complexity,
         "complexity_label": complexity_label(submission.complexity), "items": submission.items,
-        "flags": submission.flags_reasons, "breakdown": submission.breakdown or {},
+        "flags": submission.flags_reasons,
         "received_at": aware(submission.received_at).isoformat(timespec="seconds"),
     }
 
@@ -124,7 +126,7 @@ def submission_details(session: Session, submission: Submission) -> dict[str, An
     return {
         **submission_summary(session, submission),
         "evidence_head": submission.head, "evidence_entries": len(submission.evidence),
-        "receipt": submission.receipt,
+        "receipt": submission.receipt, "breakdown": submission.breakdown or {},
         "reverification": submission.reverification,
         "history": [{"status": change.status, "reason": change.reason, "actor": change.actor,
                      "at": aware(change.at).isoformat(timespec="seconds")} for change in history],

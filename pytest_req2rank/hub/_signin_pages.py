@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from typing import Any
 from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, Request
@@ -17,7 +16,7 @@ from ._config import HubConfig
 from ._deps import Db, Viewer
 from ._errors import Refused
 from ._forms import Form
-from ._sessions import COOKIE, check_csrf, end_session, start_session
+from ._sessions import COOKIE, Visitor, check_csrf, end_session, start_session
 from ._templates import render
 from ._web_auth import authorize_url, exchange_code
 
@@ -43,7 +42,7 @@ def _local(path: str | None) -> str:
     return path
 
 
-def _signin_page(request: Request, visitor: Any, *, error: str = "", status_code: int = 200,
+def _signin_page(request: Request, visitor: Visitor | None, *, error: str = "", status_code: int = 200,
                  next_path: str = "/") -> Response:
     config = _config(request)
     response = render(request, "signin.html", {

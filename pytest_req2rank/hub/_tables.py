@@ -92,8 +92,9 @@ class Submission(Base):
     status: Mapped[str] = mapped_column(String(20), index=True)
     flags_reasons: Mapped[list[Any]] = mapped_column(JSON)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    breakdown: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    """Scores per dimension and per skill with their CI95 (``_breakdown``), for the filters."""
+    breakdown: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True, deferred=True)
+    """Scores per dimension and per skill with their CI95 (``_breakdown``): loaded only by
+    the leaderboard's skill and dimension filters and a submission's details."""
     # Large: loaded only when read (the leaderboard reads none of them).
     document: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
     evidence: Mapped[list[Any]] = mapped_column(JSON, deferred=True)

@@ -20,6 +20,7 @@ def test_the_breakdown_migration_fills_in_the_submissions_kept_before(tmp_path: 
     with running_hub(tmp_path) as hub, hub.client(hub.token("migrated")) as client:
         submitted = client.post("/api/submissions", json=make_payload(client, items=make_items(
             skills=SKILLS, dimensions={"logic": 5.0}))).json()
+        submitted = client.get(f"/api/submissions/{submitted['id']}").json()
     url = hub.config.database_url
     command.downgrade(alembic_config(url), "0003")
     engine = create_engine(url)

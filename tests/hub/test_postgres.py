@@ -77,6 +77,7 @@ def test_the_breakdown_migration_runs_on_postgresql(postgres_url: str,  # noqa: 
     with running_hub(tmp_path, database_url=url) as hub, hub.client(hub.token("pg-m")) as client:
         submitted = client.post("/api/submissions", json=make_payload(client, items=make_items(
             skills=[["math"]] * 3 + [["strings"]] * 3, dimensions={"logic": 5.0}))).json()
+        submitted = client.get(f"/api/submissions/{submitted['id']}").json()
     command.downgrade(alembic_config(url), "0003")
     migrate(url)
     engine = create_engine(url)
