@@ -40,15 +40,15 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
-    if skill is not None or dimension is not None:
+    if skill is not None or dimension is not None:  # else the breakdowns are not read
         query = query.options(undefer(Submission.breakdown))
     by_model: dict[str, list[tuple[Submission, Score]]] = defaultdict(list)
     for submission in session.scalars(query.order_by(Submission.received_at, Submission.id)):
         if complexity is not None and complexity_label(submission.complexity) != complexity:
             continue
-        score = score_of(submission.breakdown,
-                         [submission.overall, submission.ci_low, submission.ci_high],
-                         skill=skill, dimension=dimension)
+        overall: Score = [submission.overall, submission.ci_low, submission.ci_high]
+        score = overall if skill is None and dimension is None else score_of(
+            submission.breakdown, overall, skill=skill, dimension=dimension)
         if score is not None and score[0] is not None:
             by_model[submission.model].append((submission, score))
     held = _held_out(session, list(by_model))
