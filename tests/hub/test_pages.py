@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from hub_server import Hub, make_items, make_payload
+from sqlalchemy import event
 
+from pytest_req2rank.hub._board import leaderboard
 from pytest_req2rank.hub._submissions import record_status
 from pytest_req2rank.hub._tables import Submission
 
@@ -139,3 +141,28 @@ def test_page_errors_are_pages_and_api_errors_json(hub: Hub) -> None:
     assert api_unknown.status_code == 404 and api_unknown.json() == {"detail": "Not Found"}
     assert wrong_method.status_code == 405 and "DELETE is not how this page is used" in \
         wrong_method.text
+
+
+def test_the_leaderboard_reads_the_submissions_in_one_query_whatever_their_number(
+        hub: Hub) -> None:
+    """Not one query per submission (a deferred column read row by row): the submissions,
+    then the held-out counts."""
+    with hub.client(hub.token("queries-runner")) as client:
+        for _ in range(3):
+            client.post("/api/submissions", json=make_payload(client, model="queries/m", items=(
+                make_items(skills=SKILLS, dimensions={}))))
+    statements: list[str] = []
+
+    def count(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(hub.app.state.engine, "before_cursor_execute", count)
+    try:
+        with hub.app.state.sessions() as session:
+            for query in ({}, {"skill": "math"}, {"dimension": "logic"}):
+                statements.clear()
+                rows = leaderboard(session, **query)
+                assert any(row["model"] == "queries/m" for row in rows)
+                assert len(statements) == 2, (query, statements)
+    finally:
+        event.remove(hub.app.state.engine, "before_cursor_execute", count)
