@@ -55,7 +55,7 @@ class Hub:
 @contextmanager
 def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
     config = replace(HubConfig(database_url=f"sqlite:///{directory / 'hub.db'}",
-                               key_path=directory / "key.pem"), **overrides)
+                               key_path=directory / "key.pem", reverify_every_s=0), **overrides)
     migrate(config.database_url)
     app = create_app(config)
     port = free_port()

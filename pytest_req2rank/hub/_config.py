@@ -57,8 +57,9 @@ class HubConfig:
     """How far the sample's mean pass ratio may be from the claimed one."""
     reverify_score_tolerance: float = 10.0
     """How far the sample's mean score may be from the claimed one (static-judge runs)."""
-    reverify_every_s: int = 0
-    """``serve`` re-verifies new submissions this often (0: only ``req2rank-hub reverify``)."""
+    reverify_every_s: int = 60
+    """The served hub re-verifies new submissions this often (0: only with
+    ``req2rank-hub reverify``)."""
 
     @property
     def web_sign_in(self) -> bool:

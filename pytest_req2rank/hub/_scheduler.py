@@ -28,7 +28,9 @@ def reverify_pending(sessions: Any, config: HubConfig) -> dict[int, Reverificati
 
 
 class ReverifySchedule:
-    """A daemon thread that runs :func:`reverify_pending` every ``config.reverify_every_s``."""
+    """A daemon thread that runs :func:`reverify_pending` at start, then every
+    ``config.reverify_every_s`` (one process of a hub should run it: two would replay the
+    same submissions twice)."""
 
     def __init__(self, sessions: Any, config: HubConfig) -> None:
         self._sessions, self._config = sessions, config
@@ -43,6 +45,7 @@ class ReverifySchedule:
         self._thread.join(timeout=30)
 
     def _loop(self) -> None:
-        while not self._stopping.wait(self._config.reverify_every_s):
+        while not self._stopping.is_set():
             for submission_id, outcome in reverify_pending(self._sessions, self._config).items():
                 log.info("submission %s re-verified: %s", submission_id, outcome.status)
+            self._stopping.wait(self._config.reverify_every_s)

@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
                        "proxy (env R2R_HUB_PUBLIC_URL)")
     serve.add_argument("--reverify-every", type=int, metavar="SECONDS",
                        help="Re-verify new submissions this often while serving "
-                       "(env R2R_HUB_REVERIFY_EVERY; default 0: only with `reverify`)")
+                       "(env R2R_HUB_REVERIFY_EVERY; default 60; 0: only with `reverify`)")
     commands.add_parser("migrate", help="Create or upgrade the database's tables")
     again = commands.add_parser("reverify", help="Replay submissions' requirements from their "
                                 "seeds, grade their answers and ask their models again, and mark "
@@ -78,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ._app import create_app
 
+    _log_to_stderr()
     uvicorn.run(create_app(config), host=args.host, port=args.port, proxy_headers=True,
                 forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"))
     return 0
@@ -127,6 +128,17 @@ def _reverify(config: HubConfig, submission_ids: list[int], pending: bool,
     finally:
         engine.dispose()
     return worst
+
+
+def _log_to_stderr() -> None:
+    """The hub's own messages (re-verification outcomes) beside Uvicorn's."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))
+    hub_log = logging.getLogger("req2rank.hub")
+    hub_log.addHandler(handler)
+    hub_log.setLevel(logging.INFO)
 
 
 def _shown(url: str) -> str:

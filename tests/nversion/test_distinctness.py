@@ -14,6 +14,8 @@ from __future__ import annotations
 from itertools import combinations
 from statistics import fmean
 
+import pytest
+
 from pytest_req2rank.nversion import LibraryTask, normalised_ast, normalised_ast_similarity
 
 MAX_PAIR_SIMILARITY = 0.85
@@ -30,6 +32,7 @@ def test_a_renamed_copy_is_caught() -> None:
     assert normalised_ast_similarity(original, other) < MAX_PAIR_SIMILARITY
 
 
+@pytest.mark.slow  # every pair of the library's versions parsed and compared (~15 s)
 def test_every_pair_of_versions_differs(library: tuple[LibraryTask, ...]) -> None:
     too_close = []
     for task in library:
@@ -41,6 +44,7 @@ def test_every_pair_of_versions_differs(library: tuple[LibraryTask, ...]) -> Non
     assert too_close == []
 
 
+@pytest.mark.slow  # the library's mean pairwise similarity (~20 s)
 def test_mean_pairwise_similarity(library: tuple[LibraryTask, ...]) -> None:
     scores = [normalised_ast_similarity(a.code, b.code) for task in library
               for a, b in combinations(task.implementations, 2)]

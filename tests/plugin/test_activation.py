@@ -65,6 +65,7 @@ def test_a_suite_file_alone_is_benchmarked(suite_dir: pytest.Pytester) -> None:
     assert len(_runs(suite_dir.path)) == 1
 
 
+@pytest.mark.slow  # four sessions, two under xdist (~12 s)
 def test_a_suite_file_alone_with_xdist_k_and_last_failed(suite_dir: pytest.Pytester) -> None:
     args = ("--r2r-suite=jsonl:my_suite.jsonl", "--r2r-model=r2r/samples:samples.jsonl",
             "--r2r-sandbox-timeout-ms=750")

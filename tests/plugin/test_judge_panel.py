@@ -59,6 +59,7 @@ def _calls(log: Path) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow  # a judged run and its resumption (~30 s); the fast set keeps the default panel
 def test_three_judge_panel_end_to_end_then_resumed_without_asking_again(
     bench: pytest.Pytester, judges: Path
 ) -> None:

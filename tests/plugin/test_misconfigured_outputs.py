@@ -67,6 +67,7 @@ def _run_read_only(pytester: pytest.Pytester, target: Path, *args: str) -> pytes
                         str(target), *command)
 
 
+@pytest.mark.slow  # four sessions under a read-only mount (~20 s)
 def test_a_read_only_store_or_output_directory_stops_at_start(bench: pytest.Pytester) -> None:
     store = real_store(bench.path / "store.db")
     before = store.read_bytes()

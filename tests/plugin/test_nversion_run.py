@@ -38,6 +38,7 @@ def library_ids() -> set[str]:
     return {entry.task_id for entry in load_library()}
 
 
+@pytest.mark.slow  # the whole built-in library, 5 versions each (~40 s)
 def test_offline_run_is_a_fault_injection_experiment(pytester: pytest.Pytester,
                                                      library_ids: set[str]) -> None:
     result = pytester.runpytest(*RUN, "--r2r-json=a.json", "-v", *SERIAL)
