@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from github_standin import CLIENT_ID, CLIENT_SECRET, GitHub, running_github, web_config
-from hub_server import Hub, free_port, make_payload, running_hub
+from hub_server import Hub, free_port, make_items, make_payload, running_hub
 from sqlalchemy import text
 
 from pytest_req2rank.hub._sessions import COOKIE
@@ -214,3 +215,41 @@ def test_cookies_are_secure_behind_https_and_next_stays_on_the_hub(
     assert "Secure" in started.headers["set-cookie"]
     assert started.headers["set-cookie"].startswith("r2r_oauth_state=")
     assert "%2F%2Fevil" not in started.headers["set-cookie"]
+
+
+def test_an_admin_reviews_a_submission_the_checks_flagged(web_hub: Hub, github: GitHub) -> None:
+    web_hub.token("web-reviewer", admin=True)
+    with web_hub.client(web_hub.token("web-perfect")) as api:
+        submitted = api.post("/api/submissions", json=make_payload(
+            api, model="web/review", items=make_items(scores=[100.0] * 6))).json()
+    assert submitted["status"] == "flagged"
+    page = f"/submissions/{submitted['id']}"
+    with web_hub.client() as user:
+        sign_in(user, github, "web-erin")
+        shown = user.get(page).text
+        csrf = shown.split('name="csrf_token" value="', 1)[1].split('"')[0]
+        refused = user.post(f"{page}/review", data={"action": "accept", "csrf_token": csrf})
+    with web_hub.client() as admin:
+        sign_in(admin, github, "web-reviewer")
+        shown_admin = admin.get(page).text
+        csrf = shown_admin.split('name="csrf_token" value="', 1)[1].split('"')[0]
+        accepted = admin.post(f"{page}/review", data={"action": "accept", "note": "a toy task",
+                                                      "csrf_token": csrf})
+        after = admin.get(page).text
+    assert 'id="review"' not in shown and 'id="review"' in shown_admin
+    assert refused.status_code == 403 and error_of(refused) == \
+        "web-erin is not an admin of this hub"
+    assert accepted.status_code == 303 and 'id="status">accepted' in after
+    assert "admin review: a toy task" in after
+
+
+def test_an_expired_session_signs_no_one_in(web_hub: Hub, github: GitHub) -> None:
+    with web_hub.client() as browser:
+        sign_in(browser, github, "web-frank")
+        assert "Signed in as <strong>web-frank</strong>" in browser.get("/").text
+        web_hub.sql("UPDATE web_sessions SET expires_at = :past WHERE user_id = "
+                    "(SELECT id FROM users WHERE name = 'web-frank')",
+                    past=datetime.now(UTC) - timedelta(seconds=1))
+        expired = browser.get("/")
+    assert expired.status_code == 200 and "Signed in as" not in expired.text
+    assert 'id="signin"' in expired.text
