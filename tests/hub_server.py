@@ -19,7 +19,7 @@ import uvicorn
 
 from pytest_req2rank.evidence import chain_for
 from pytest_req2rank.hub import HubConfig, create_app, migrate
-from pytest_req2rank.models import ItemResult, Timings
+from pytest_req2rank.models import DIMENSIONS, ItemResult, PanelResult, Timings
 from pytest_req2rank.report import ResultsDocument, RunInfo, build_summary
 
 
@@ -149,9 +149,21 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _panel(score: float, offsets: dict[str, float]) -> PanelResult:
+    """A one-judge panel's score of ``score``, each dimension ``score + offsets[name]``."""
+    dimensions = {name: max(0.0, min(100.0, score + offsets.get(name, 0.0)))
+                  for name in DIMENSIONS}
+    return PanelResult(status="scored", overall=score, dimensions=dimensions,
+                       judge_dimensions=dimensions, ci95=None, agreement=None, sigma=None,
+                       n_judges=1)
+
+
 def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime | None = None,
-               model: str = "acme/coder") -> list[ItemResult]:
-    """``n`` finished dynamic items, one after the other from ``start`` (default: just now)."""
+               model: str = "acme/coder", skills: list[list[str]] | None = None,
+               dimensions: dict[str, float] | None = None) -> list[ItemResult]:
+    """``n`` finished dynamic items, one after the other from ``start`` (default: just now);
+    ``skills``: each item's requirement's skills; ``dimensions``: a one-judge panel scores
+    each item, each dimension the item's score plus its offset here."""
     scores = scores or [60.0 + 5 * (i % 6) for i in range(n)]
     moment = start or _now() - timedelta(seconds=1)
     items = []
@@ -164,7 +176,9 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
             status="success" if passed == 4 else "wrong_answer", pass_ratio=passed / 4,
             tests_passed=passed, tests_total=4, prompt=f"Write R{i}", response=f"def r{i}(): ...",
             kind="dynamic", score=score, cluster=f"dynamic/R{i}", complexity=f"C{1 + i % 4}",
-            requirement={"title": f"R{i}"},
+            requirement={"title": f"R{i}", "metadata": {"skills": skills[i]}} if skills
+            else {"title": f"R{i}"},
+            panel=_panel(score, dimensions) if dimensions is not None else None,
             timings=Timings(generation_s=0.01, execution_s=0.02, total_s=0.04),
             started_at=begin.isoformat(timespec="milliseconds"),
             finished_at=end.isoformat(timespec="milliseconds"),

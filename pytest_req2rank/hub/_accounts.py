@@ -20,9 +20,8 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def create_token(session: Session, name: str, *, admin: bool = False) -> str:
-    """A new token for user ``name`` (created when new; ``admin`` makes them one); returns
-    the token's text, which the hub does not keep."""
+def user_named(session: Session, name: str, *, admin: bool = False) -> User:
+    """User ``name``, created when new; ``admin`` makes them one."""
     user = session.scalar(select(User).where(User.name == name))
     if user is None:
         user = User(name=name, is_admin=admin, created_at=now())
@@ -30,6 +29,13 @@ def create_token(session: Session, name: str, *, admin: bool = False) -> str:
         session.flush()
     elif admin:
         user.is_admin = True
+    return user
+
+
+def create_token(session: Session, name: str, *, admin: bool = False) -> str:
+    """A new token for user ``name`` (created when new; ``admin`` makes them one); returns
+    the token's text, which the hub does not keep."""
+    user = user_named(session, name, admin=admin)
     token = TOKEN_PREFIX + secrets.token_hex(24)
     session.add(Token(user_id=user.id, token_sha256=token_digest(token), created_at=now()))
     session.commit()
@@ -51,7 +57,11 @@ def github_user(access_token: str, api_url: str) -> str:
     except httpx.HTTPError as exc:
         raise Refused(502, "github_unreachable",
                       f"could not ask GitHub who this is ({exc})") from None
-    login = response.json().get("login") if response.is_success else None
+    try:
+        answer = response.json() if response.is_success else None
+    except ValueError:
+        answer = None
+    login = answer.get("login") if isinstance(answer, dict) else None
     if not isinstance(login, str) or not login:
         raise Refused(401, "github_refused", "GitHub did not accept the sign-in token; "
                       "sign in again")

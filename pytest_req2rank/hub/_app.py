@@ -1,4 +1,5 @@
-"""The hub's web application: the JSON API (OpenAPI at /docs and /openapi.json)."""
+"""The hub's web application: the JSON API (OpenAPI at /docs and /openapi.json) and the
+pages."""
 
 from __future__ import annotations
 
@@ -7,16 +8,26 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from slowapi import Limiter
 from slowapi.errors import RateLimitExceeded
 from slowapi.util import get_remote_address
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
 
 from .. import __version__
 from ._accounts import create_token, github_user
-from ._board import leaderboard, model_submissions, submission_details, submission_summary
+from ._board import (
+    Dimension,
+    leaderboard,
+    model_submissions,
+    submission_details,
+    submission_summary,
+)
 from ._config import HubConfig
 from ._database import aware, make_engine, session_factory
 from ._deps import Db, Me, RowId
@@ -24,6 +35,7 @@ from ._errors import Refused
 from ._limits import BodyLimit
 from ._moderation import flag_submission, resolve_flag, review_submission
 from ._nonces import issue_nonce
+from ._page_errors import error_page, is_page
 from ._receipts import Signer
 from ._scheduler import ReverifySchedule
 from ._submissions import submit
@@ -92,10 +104,23 @@ def create_app(config: HubConfig) -> FastAPI:
     app.state.limiter = limiter
     app.state.engine = engine
     app.state.sessions = sessions
+    app.state.config = config
 
     @app.exception_handler(Refused)
-    async def _refused(_request: Request, exc: Refused) -> JSONResponse:
+    async def _refused(request: Request, exc: Refused) -> Response:
+        if is_page(request):
+            return await run_in_threadpool(error_page, request, exc)
         return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if is_page(request) and exc.status_code in (404, 405):
+            code, what = (("not_found", "no such page") if exc.status_code == 404 else
+                          ("not_allowed", f"{request.method} is not how this page is used"))
+            return await run_in_threadpool(
+                error_page, request, Refused(exc.status_code, code,
+                                              f"{what}: {request.url.path}"))
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(RateLimitExceeded)
     async def _rate(_request: Request, exc: RateLimitExceeded) -> JSONResponse:
@@ -103,10 +128,13 @@ def create_app(config: HubConfig) -> FastAPI:
                       "wait a minute and retry")
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
-        return _error(422, "invalid_request", f"{where or 'request'}: {first.get('msg')}")
+        refusal = Refused(422, "invalid_request", f"{where or 'request'}: {first.get('msg')}")
+        if is_page(request):
+            return await run_in_threadpool(error_page, request, refusal)
+        return _error(refusal.status, refusal.code, refusal.message)
 
     app.add_middleware(BodyLimit, limit=config.max_payload_bytes)
 
@@ -162,14 +190,21 @@ def create_app(config: HubConfig) -> FastAPI:
               strategy: Literal["best", "mean", "latest"] = "best",
               suite: str | None = None,
               complexity: Literal["C1", "C2", "C3", "C4", "mixed", "none"] | None = None,
+              skill: str | None = None,
+              dimension: Dimension | None = None,
               sort: Literal["score", "count", "ci_width", "model"] = "score",
               limit: Annotated[int, Query(ge=1, le=500)] = 100,
               offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
         """Models ranked over their accepted (and verified) submissions; ``complexity``: runs
-        of that one complexity only, or ``mixed`` ones."""
+        of that one complexity only, or ``mixed`` ones; ``skill``: scored over the items of
+        that skill only; ``dimension``: by that judge dimension's score, not the overall one.
+        Each row: its latest submission's ``status``, and ``held_out``, the model's
+        submissions out of the ranking by status."""
         rows = leaderboard(session, strategy=strategy, suite=suite, complexity=complexity,
-                           sort=sort, limit=limit, offset=offset)
-        return {"strategy": strategy, "sort": sort, "rows": rows}
+                           skill=skill or None, dimension=dimension, sort=sort, limit=limit,
+                           offset=offset)
+        return {"strategy": strategy, "sort": sort, "skill": skill, "dimension": dimension,
+                "rows": rows}
 
     @app.get("/api/models/{model:path}", tags=["read"])
     @public
@@ -218,6 +253,8 @@ def create_app(config: HubConfig) -> FastAPI:
                                                               body.action, body.note))
 
     from ._pages import pages  # Jinja2's templates: loaded with the app
+    from ._signin_pages import signin_pages
 
     app.include_router(pages)
+    app.include_router(signin_pages)
     return app

@@ -5,15 +5,20 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Literal
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, undefer
 
+from ._breakdown import Score, score_of, skills_of
 from ._database import aware
 from ._submissions import RANKED_STATUSES
 from ._tables import Flag, StatusChange, Submission, User
 
 Strategy = Literal["best", "mean", "latest"]
 SortKey = Literal["score", "count", "ci_width", "model"]
+Dimension = Literal["functionality", "quality", "logic", "security", "engineering"]
+"""The judge dimensions (``models.DIMENSIONS``) the leaderboard can rank by."""
+HELD_STATUSES = ("flagged", "disputed")
+"""Statuses out of the ranking that a leaderboard row counts (``removed`` ones are gone)."""
 
 
 def complexity_label(mix: dict[str, Any]) -> str:
@@ -23,30 +28,43 @@ def complexity_label(mix: dict[str, Any]) -> str:
 
 
 def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | None = None,
-                complexity: str | None = None, sort: SortKey = "score", limit: int = 100,
+                complexity: str | None = None, skill: str | None = None,
+                dimension: str | None = None, sort: SortKey = "score", limit: int = 100,
                 offset: int = 0) -> list[dict[str, Any]]:
     """One row per model over its ranked submissions (of ``suite`` and ``complexity`` when
     given): its score by ``strategy`` (best, mean or latest), best, mean and latest, their
-    count and the mean CI95 width."""
+    count and the mean CI95 width. The score is the run's overall score, or that of one
+    judge ``dimension``, over all items or over those of one ``skill`` (submissions without
+    such a score are left out). Each row carries its latest submission's status and how
+    many of the model's submissions are out of the ranking (flagged, disputed)."""
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
-    by_model: dict[str, list[Submission]] = defaultdict(list)
+    if skill is not None or dimension is not None:  # else the breakdowns are not read
+        query = query.options(undefer(Submission.breakdown))
+    by_model: dict[str, list[tuple[Submission, Score]]] = defaultdict(list)
     for submission in session.scalars(query.order_by(Submission.received_at, Submission.id)):
-        if complexity is None or complexity_label(submission.complexity) == complexity:
-            by_model[submission.model].append(submission)
+        if complexity is not None and complexity_label(submission.complexity) != complexity:
+            continue
+        overall: Score = [submission.overall, submission.ci_low, submission.ci_high]
+        score = overall if skill is None and dimension is None else score_of(
+            submission.breakdown, overall, skill=skill, dimension=dimension)
+        if score is not None and score[0] is not None:
+            by_model[submission.model].append((submission, score))
+    held = _held_out(session, list(by_model))
     rows = []
     for model, runs in by_model.items():
-        scores = [run.overall for run in runs]
-        widths = [run.ci_high - run.ci_low for run in runs
-                  if run.ci_high is not None and run.ci_low is not None]
-        latest = runs[-1]
+        scores = [float(score[0]) for _, score in runs]  # type: ignore[arg-type]
+        widths = [score[2] - score[1] for _, score in runs
+                  if score[1] is not None and score[2] is not None]
+        latest, latest_score = runs[-1]
         row: dict[str, Any] = {
             "model": model, "best": max(scores), "mean": round(sum(scores) / len(scores), 2),
-            "latest": latest.overall, "count": len(runs),
+            "latest": scores[-1], "count": len(runs),
             "ci_width": round(sum(widths) / len(widths), 2) if widths else None,
-            "ci_low": latest.ci_low, "ci_high": latest.ci_high,
-            "latest_submission": latest.id,
+            "ci_low": latest_score[1], "ci_high": latest_score[2],
+            "latest_submission": latest.id, "status": latest.status,
+            "held_out": held.get(model, {}),
         }
         row["score"] = row[strategy]
         rows.append(row)
@@ -59,6 +77,29 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return rows[offset: offset + limit]
+
+
+def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:
+    """Per model, its submissions out of the ranking by status (flagged, disputed)."""
+    held: dict[str, dict[str, int]] = defaultdict(dict)
+    if not models:
+        return held
+    counts = session.execute(
+        select(Submission.model, Submission.status, func.count(Submission.id))
+        .where(Submission.model.in_(models), Submission.status.in_(HELD_STATUSES))
+        .group_by(Submission.model, Submission.status))
+    for model, status, count in counts:
+        held[model][status] = count
+    return held
+
+
+def ranked_skills(session: Session) -> list[str]:
+    """The skills of the ranked submissions' items (the leaderboard's skill filter)."""
+    found: set[str] = set()
+    for breakdown in session.scalars(select(Submission.breakdown).where(
+            Submission.status.in_(RANKED_STATUSES))):
+        found.update((breakdown or {}).get("skills") or {})
+    return sorted(found)
 
 
 def submission_summary(session: Session, submission: Submission) -> dict[str, Any]:
@@ -85,13 +126,35 @@ def submission_details(session: Session, submission: Submission) -> dict[str, An
     return {
         **submission_summary(session, submission),
         "evidence_head": submission.head, "evidence_entries": len(submission.evidence),
-        "receipt": submission.receipt,
+        "receipt": submission.receipt, "breakdown": submission.breakdown or {},
         "reverification": submission.reverification,
         "history": [{"status": change.status, "reason": change.reason, "actor": change.actor,
                      "at": aware(change.at).isoformat(timespec="seconds")} for change in history],
-        "reports": [{"id": flag.id, "reason": flag.reason, "resolution": flag.resolution}
+        "reports": [{"id": flag.id, "reason": flag.reason, "resolution": flag.resolution,
+                     "by": _name(session, flag.user_id),
+                     "at": aware(flag.created_at).isoformat(timespec="seconds")}
                     for flag in flags],
     }
+
+
+def _name(session: Session, user_id: int) -> str | None:
+    user = session.get(User, user_id)
+    return user.name if user else None
+
+
+def submission_items(submission: Submission) -> list[dict[str, Any]]:
+    """The submission's items as submitted, one row each for the submission's page."""
+    rows = []
+    for item in submission.document.get("items") or []:
+        panel = item.get("panel") or {}
+        rows.append({
+            "item_id": item.get("item_id"), "status": item.get("status"),
+            "score": item.get("score"), "pass_ratio": item.get("pass_ratio"),
+            "tests": f"{item.get('tests_passed')}/{item.get('tests_total')}",
+            "complexity": item.get("complexity"), "skills": skills_of(item),
+            "agreement": panel.get("agreement"),
+        })
+    return rows
 
 
 def model_submissions(session: Session, model: str) -> list[dict[str, Any]]:

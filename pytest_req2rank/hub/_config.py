@@ -45,6 +45,12 @@ class HubConfig:
     """The GitHub OAuth app users sign in with (``req2rank login``); empty: tokens only
     from ``req2rank-hub token create``."""
     github_api_url: str = "https://api.github.com"
+    github_client_secret: str = ""
+    """The OAuth app's secret: with the client id, the pages' sign-in (GitHub's web flow)."""
+    github_url: str = "https://github.com"
+    """Where GitHub's web flow lives: ``/login/oauth/authorize`` and ``/login/oauth/access_token``."""
+    session_ttl_s: int = 14 * 24 * 3600
+    """How long a sign-in on the pages lasts."""
     reverify_models: str = "*"
     """The models re-verification asks again (comma-separated patterns, ``*`` any); the hub
     calls them with its own keys (its environment, as the plugin does)."""
@@ -58,6 +64,11 @@ class HubConfig:
     """The served hub re-verifies new submissions this often (0: only with
     ``req2rank-hub reverify``)."""
 
+    @property
+    def web_sign_in(self) -> bool:
+        """Whether the pages can sign in with GitHub (an OAuth app's id and secret are set)."""
+        return bool(self.github_client_id and self.github_client_secret)
+
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **given: object) -> HubConfig:
         """Settings from ``R2R_HUB_*`` variables; keyword arguments (the command line) win."""
@@ -69,7 +80,7 @@ class HubConfig:
         values["public_url"] = env.get("R2R_HUB_PUBLIC_URL", "")
         for name, kind in (("nonce_ttl_s", int), ("max_open_nonces", int),
                            ("daily_submissions", int), ("daily_refusals", int),
-                           ("max_payload_bytes", int),
+                           ("max_payload_bytes", int), ("session_ttl_s", int),
                            ("clock_skew_s", float), ("reverify_sample", int),
                            ("reverify_pass_tolerance", float),
                            ("reverify_score_tolerance", float), ("reverify_every_s", int)):
@@ -81,8 +92,11 @@ class HubConfig:
                     raise ValueError(f"R2R_HUB_{name.upper().removesuffix('_S')}={raw!r}: "
                                      f"not a number; give a {kind.__name__}") from None
         values["github_client_id"] = env.get("R2R_HUB_GITHUB_CLIENT_ID", "")
+        values["github_client_secret"] = env.get("R2R_HUB_GITHUB_CLIENT_SECRET", "")
         if env.get("R2R_HUB_GITHUB_API"):
             values["github_api_url"] = env["R2R_HUB_GITHUB_API"]
+        if env.get("R2R_HUB_GITHUB_URL"):
+            values["github_url"] = env["R2R_HUB_GITHUB_URL"]
         if "R2R_HUB_REVERIFY_MODELS" in env:
             values["reverify_models"] = env["R2R_HUB_REVERIFY_MODELS"]
         if env.get("R2R_HUB_PUBLIC_RATE"):

@@ -1,4 +1,5 @@
-"""What the routes depend on: a database session, the signed-in user."""
+"""What the routes depend on: a database session, the signed-in user (a token on the API,
+a session cookie on the pages)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from ._accounts import user_for_token
 from ._errors import Refused
+from ._sessions import COOKIE, Visitor, visitor_for_cookie
 from ._tables import User
 
 
@@ -33,6 +35,14 @@ def signed_in(session: Db, authorization: Annotated[str | None, Header()] = None
 
 
 Me = Annotated[User, Depends(signed_in)]
+
+
+def page_visitor(request: Request, session: Db) -> Visitor | None:
+    """Who is signed in on the pages (their session cookie), if anyone."""
+    return visitor_for_cookie(session, request.cookies.get(COOKIE))
+
+
+Viewer = Annotated[Visitor | None, Depends(page_visitor)]
 
 
 RowId = Annotated[int, Path(ge=1, le=2**62, description="A row's id")]

@@ -1,48 +1,150 @@
-"""The hub's HTML pages (Jinja2): leaderboard, model, submission."""
+"""The hub's HTML pages (Jinja2): leaderboard, model, submission, and the submission page's
+forms (a report by a signed-in user; an admin's resolution)."""
 
 from __future__ import annotations
 
-from importlib import resources
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
-from fastapi.templating import Jinja2Templates
+from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from starlette.responses import Response
 
-from ._board import leaderboard, model_submissions, submission_details
-from ._deps import Db, RowId
+from ..models import DIMENSIONS
+from ._board import (
+    Strategy,
+    leaderboard,
+    model_submissions,
+    ranked_skills,
+    submission_details,
+    submission_items,
+)
+from ._deps import Db, RowId, Viewer
 from ._errors import Refused
-from ._tables import Submission
+from ._forms import Form
+from ._history_chart import history_chart
+from ._moderation import flag_submission, resolve_flag, review_submission
+from ._sessions import Visitor, check_csrf
+from ._tables import Flag, Submission
+from ._templates import render
 
-templates = Jinja2Templates(directory=str(resources.files(__package__) / "templates"))
 pages = APIRouter(include_in_schema=False)
+
+COMPLEXITIES = ["", "C1", "C2", "C3", "C4", "mixed", "none"]
 
 
 @pages.get("/", response_class=HTMLResponse)
-def leaderboard_page(request: Request, session: Db,
-                     strategy: Literal["best", "mean", "latest"] = "best",
+def leaderboard_page(request: Request, session: Db, visitor: Viewer,
+                     strategy: Strategy = "best",
                      sort: Literal["score", "count", "ci_width", "model"] = "score",
                      suite: str | None = None,
-                     complexity: Literal["", "C1", "C2", "C3", "C4", "mixed", "none"] = "") -> Any:
+                     complexity: Literal["", "C1", "C2", "C3", "C4", "mixed", "none"] = "",
+                     skill: str | None = None,
+                     dimension: Literal["", "functionality", "quality", "logic", "security",
+                                        "engineering"] = "") -> Response:
     rows = leaderboard(session, strategy=strategy, sort=sort, suite=suite or None,
-                       complexity=complexity or None)
-    return templates.TemplateResponse(request, "leaderboard.html", {
+                       complexity=complexity or None, skill=skill or None,
+                       dimension=dimension or None)  # type: ignore[arg-type]
+    return render(request, "leaderboard.html", {
         "rows": rows, "strategy": strategy, "sort": sort, "suite": suite,
-        "complexity": complexity})
+        "complexity": complexity, "complexities": COMPLEXITIES, "skill": skill or "",
+        "skills": ranked_skills(session), "dimension": dimension,
+        "dimensions": DIMENSIONS}, visitor)
+
+
+@pages.get("/favicon.ico")
+def favicon() -> Response:
+    """No icon: answered without an error, as browsers ask for one on every page they open
+    (the API's JSON included)."""
+    return Response(status_code=204)
 
 
 @pages.get("/models/{model:path}", response_class=HTMLResponse)
-def model_page(request: Request, model: str, session: Db) -> Any:
+def model_page(request: Request, model: str, session: Db, visitor: Viewer) -> Response:
     runs = model_submissions(session, model)
     if not runs:
         raise Refused(404, "not_found", f"no submission of model {model!r}")
-    return templates.TemplateResponse(request, "model.html", {"model": model, "submissions": runs})
+    return render(request, "model.html", {"model": model, "submissions": runs,
+                                          "chart": history_chart(runs)}, visitor)
 
 
-@pages.get("/submissions/{submission_id}", response_class=HTMLResponse)
-def submission_page(request: Request, submission_id: RowId, session: Db) -> Any:
+def _submission(session: Session, submission_id: int) -> Submission:
     found = session.get(Submission, submission_id)
     if found is None:
         raise Refused(404, "not_found", f"no submission {submission_id}")
-    return templates.TemplateResponse(request, "submission.html",
-                                      {"s": submission_details(session, found)})
+    return found
+
+
+def _submission_page(request: Request, session: Session, submission: Submission,
+                     visitor: Visitor | None, *, error: str = "", status_code: int = 200
+                     ) -> Response:
+    details = submission_details(session, submission)
+    return render(request, "submission.html", {
+        "s": details, "items": submission_items(submission), "error": error,
+        "reverify": [change for change in details["history"] if change["actor"] == "reverify"],
+        "dimension_names": DIMENSIONS}, visitor, status_code=status_code)
+
+
+@pages.get("/submissions/{submission_id}", response_class=HTMLResponse)
+def submission_page(request: Request, submission_id: RowId, session: Db, visitor: Viewer
+                    ) -> Response:
+    return _submission_page(request, session, _submission(session, submission_id), visitor)
+
+
+def _acting(visitor: Visitor | None, form: dict[str, str], what: str) -> Visitor:
+    """The signed-in visitor sending a form with their session's CSRF token."""
+    if visitor is None:
+        raise Refused(401, "unauthenticated", f"sign in to {what}")
+    check_csrf(visitor, form.get("csrf_token"))
+    return visitor
+
+
+@pages.post("/submissions/{submission_id}/flags")
+def flag_from_page(request: Request, submission_id: RowId, session: Db, visitor: Viewer,
+                   form: Form) -> Response:
+    """A signed-in user reports the submission (the API's rules: it leaves the ranking)."""
+    submission = _submission(session, submission_id)
+    try:
+        acting = _acting(visitor, form, "report a submission")
+        flag_submission(session, acting.user, submission.id, form.get("reason", ""))
+    except Refused as exc:
+        session.rollback()
+        return _submission_page(request, session, submission, visitor, error=exc.message,
+                                status_code=exc.status)
+    return RedirectResponse(f"/submissions/{submission.id}#reports", status_code=303)
+
+
+@pages.post("/submissions/{submission_id}/flags/{flag_id}/resolve")
+def resolve_from_page(request: Request, submission_id: RowId, flag_id: RowId, session: Db,
+                      visitor: Viewer, form: Form) -> Response:
+    """An admin upholds (the submission is removed) or dismisses a report."""
+    submission = _submission(session, submission_id)
+    try:
+        acting = _acting(visitor, form, "resolve a report")
+        flag = session.scalar(select(Flag).where(Flag.id == flag_id,
+                                                 Flag.submission_id == submission.id))
+        if flag is None:
+            raise Refused(404, "not_found", f"submission {submission.id} has no report {flag_id}")
+        resolve_flag(session, acting.user, flag.id, form.get("action", ""), form.get("note", ""))
+    except Refused as exc:
+        session.rollback()
+        return _submission_page(request, session, submission, visitor, error=exc.message,
+                                status_code=exc.status)
+    return RedirectResponse(f"/submissions/{submission.id}#reports", status_code=303)
+
+
+@pages.post("/submissions/{submission_id}/review")
+def review_from_page(request: Request, submission_id: RowId, session: Db, visitor: Viewer,
+                     form: Form) -> Response:
+    """An admin accepts (ranks) or removes a submission the hub's checks flagged."""
+    submission = _submission(session, submission_id)
+    try:
+        acting = _acting(visitor, form, "review a submission")
+        review_submission(session, acting.user, submission.id, form.get("action", ""),
+                          form.get("note", ""))
+    except Refused as exc:
+        session.rollback()
+        return _submission_page(request, session, submission, visitor, error=exc.message,
+                                status_code=exc.status)
+    return RedirectResponse(f"/submissions/{submission.id}", status_code=303)

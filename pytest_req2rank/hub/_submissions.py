@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from ._breakdown import breakdown
 from ._checks import (
     check_aggregates,
     check_consistency,
@@ -106,6 +107,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
         agreement=summary.agreement, isolation=document.run.isolation or "",
         items=summary.items_total, head=evidence[-1]["hash"], status=status, flags_reasons=flags,
         received_at=received_at, document=data, evidence=evidence, receipt={},
+        breakdown=breakdown(document),
     )
     nonce.used_at = received_at
     session.add(submission)

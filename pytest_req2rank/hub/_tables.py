@@ -44,6 +44,20 @@ class Token(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+class WebSession(Base):
+    """A sign-in on the pages: the cookie's SHA-256 only, and the session's CSRF token."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    cookie_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 class Nonce(Base):
     __tablename__ = "nonces"
 
@@ -78,6 +92,9 @@ class Submission(Base):
     status: Mapped[str] = mapped_column(String(20), index=True)
     flags_reasons: Mapped[list[Any]] = mapped_column(JSON)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    breakdown: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True, deferred=True)
+    """Scores per dimension and per skill with their CI95 (``_breakdown``): loaded only by
+    the leaderboard's skill and dimension filters and a submission's details."""
     # Large: loaded only when read (the leaderboard reads none of them).
     document: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
     evidence: Mapped[list[Any]] = mapped_column(JSON, deferred=True)

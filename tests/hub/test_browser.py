@@ -1,47 +1,298 @@
-"""The hub's pages in a real browser (Debian's chromium driven by Playwright): the
-leaderboard's filter and sort, the CI drawn, a submission's badge."""
+"""The hub's pages in a real browser (Debian's chromium driven by Playwright), signed in
+through a stand-in GitHub: the leaderboard's filters and sorts with their CIs drawn, the
+model's history, a submission's evidence, signing in, reporting, an admin's resolution,
+signing out. No page logs an error or has a request fail; each page is screenshotted at a
+desktop and a phone viewport as a test artifact (``R2R_TEST_ARTIFACTS``, default
+``.req2rank/test-artifacts/hub/``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from hub_server import Hub, make_items, make_payload
+from github_standin import GitHub, running_github, web_config
+from hub_server import Hub, make_items, make_payload, running_hub
+
+from pytest_req2rank.hub._submissions import record_status
+from pytest_req2rank.hub._tables import Submission
 
 pytestmark = pytest.mark.slow  # a browser start
 
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+SKILLS = [["math"]] * 3 + [["strings"]] * 3
+
+
 @pytest.fixture(scope="module")
-def page(browser: Any) -> Iterator[Any]:
-    """One page of the test module's browser."""
-    opened = browser.new_page()
-    try:
-        yield opened
-    finally:
-        opened.close()
+def artifacts(pytestconfig: pytest.Config) -> Path:
+    directory = Path(os.environ.get("R2R_TEST_ARTIFACTS") or
+                     pytestconfig.rootpath / ".req2rank" / "test-artifacts") / "hub"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
 
 
-def test_the_leaderboard_filters_sorts_and_links_to_submissions(page: Any, hub: Hub, user: str
-                                                                ) -> None:
-    with hub.client(user) as client:
-        for model, scores in (("browser/low", [40.0, 45.0, 50.0] * 2),
-                              ("browser/high", [80.0, 85.0, 90.0] * 2),
-                              ("browser/high", [60.0, 65.0, 70.0] * 2)):
-            client.post("/api/submissions", json=make_payload(
-                client, items=make_items(scores=scores), model=model))
-    page.goto(f"{hub.url}/")
-    models = page.locator("#leaderboard tbody tr").evaluate_all(
-        "rows => rows.map(r => r.dataset.model)")
-    assert models.index("browser/high") < models.index("browser/low")
-    page.select_option("select[name=strategy]", "latest")
-    page.click("button[type=submit]")
-    page.wait_for_url("**strategy=latest**")
-    row = page.locator('tr[data-model="browser/high"]')
-    assert row.locator(".score").inner_text() == "65.00"
-    bar = row.locator(".ci .range")
-    assert bar.count() == 1 and bar.bounding_box()["width"] > 0
+@pytest.fixture(scope="module")
+def github() -> Iterator[GitHub]:
+    with running_github() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def site(github: GitHub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
+    """A hub signing in on the stand-in GitHub, with runs of three models: browser/high
+    (two runs: strong at math, weak at strings), browser/low (one run: the reverse, better
+    judged on quality; and one flagged), browser/c2 (every item of complexity C2)."""
+    with running_hub(Path(tmp_path_factory.mktemp("browser")), **web_config(github)) as hub:
+        runs = [("browser/high", [90.0, 92.0, 94.0, 50.0, 52.0, 54.0], {"quality": -10.0}, None),
+                ("browser/high", [80.0, 82.0, 84.0, 40.0, 42.0, 44.0], {"quality": -10.0}, None),
+                ("browser/low", [40.0, 45.0, 50.0, 80.0, 85.0, 90.0], {"quality": 20.0}, None),
+                ("browser/low", [100.0] * 6, {}, None),
+                ("browser/c2", [66.0, 68.0, 70.0, 72.0, 74.0, 76.0], {}, "C2")]
+        for number, (model, scores, offsets, complexity) in enumerate(runs):
+            items = make_items(scores=scores, skills=SKILLS, dimensions=offsets)
+            if complexity:
+                items = [item.model_copy(update={"complexity": complexity}) for item in items]
+            with hub.client(hub.token(f"runner{number}")) as client:
+                response = client.post("/api/submissions",
+                                       json=make_payload(client, model=model, items=items))
+                assert response.status_code == 201, response.text
+        hub.token("browser-admin", admin=True)
+        yield hub
+
+
+class Visit:
+    """A browser context (its own cookies) with everything its pages logged or failed."""
+
+    def __init__(self, browser: Any, artifacts: Path) -> None:
+        self.context = browser.new_context(viewport=DESKTOP)
+        self.page = self.context.new_page()
+        self.artifacts = artifacts
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
+                     if m.type in ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(
+            f"request failed: {r.url} ({r.failure})"))
+        self.page.on("response", lambda r: self.problems.append(
+            f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+        self.shots: list[Path] = []
+
+    def shoot(self, name: str) -> None:
+        """The page as it is, full length, at the desktop and the phone viewport."""
+        for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            self.page.set_viewport_size(viewport)
+            path = self.artifacts / f"{name}-{label}.png"
+            self.page.screenshot(path=str(path), full_page=True)
+            assert path.stat().st_size > 1000
+            self.shots.append(path)
+        self.page.set_viewport_size(DESKTOP)
+
+    def models(self) -> list[str]:
+        return self.page.locator("#leaderboard tbody tr[data-model]").evaluate_all(
+            "rows => rows.map(r => r.dataset.model)")
+
+    def show(self, **choices: str) -> None:
+        """The leaderboard's form, filled in and sent."""
+        for name, value in choices.items():
+            if name == "suite":
+                self.page.fill("input[name=suite]", value)
+            else:
+                self.page.select_option(f"select[name={name}]", value)
+        self.page.click("form.filters button[type=submit]")
+        self.page.wait_for_load_state()
+
+    def sign_in(self, github: GitHub, login: str) -> None:
+        """Sign in from the current page's header through the stand-in GitHub."""
+        self.page.click("#signin")
+        self.page.wait_for_url("**/signin?next=**")
+        self.page.click("#github")
+        self.page.wait_for_url(f"{github.url}/login/oauth/authorize?**")
+        self.page.fill("input[name=login]", login)
+        self.page.click("#allow")
+        self.page.wait_for_selector("#who strong")
+        assert self.page.locator("#who strong").inner_text() == login
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser: Any, artifacts: Path) -> Iterator[Any]:
+    opened: list[Visit] = []
+
+    def open_() -> Visit:
+        opened.append(Visit(browser, artifacts))
+        return opened[-1]
+
+    yield open_
+    for visit_ in opened:
+        visit_.close()
+    problems = [problem for visit_ in opened for problem in visit_.problems]
+    assert problems == [], problems
+
+
+def test_the_leaderboard_filters_and_sorts_with_every_ci_drawn(site: Hub, visit: Any) -> None:
+    v = visit()
+    v.page.goto(f"{site.url}/")
+    assert v.models() == ["browser/high", "browser/c2", "browser/low"]  # best: 72, 71, 65
+    for row in v.page.locator("#leaderboard tbody tr[data-model]").all():
+        bar = row.locator(".ci .range")
+        assert bar.count() == 1 and bar.bounding_box()["width"] > 0
+    low = v.page.locator('tr[data-model="browser/low"]')
+    assert low.locator(".badge.accepted").count() == 1
+    assert low.locator(".badge.held").inner_text() == "+1 flagged"
+    v.shoot("leaderboard")
+    v.show(strategy="latest")
+    assert v.models() == ["browser/c2", "browser/low", "browser/high"]  # 71, 65, 62
+    v.show(strategy="best", skill="strings")
+    assert v.models() == ["browser/low", "browser/c2", "browser/high"]
+    assert v.page.locator('tr[data-model="browser/low"] .score').inner_text() == "85.00"
+    v.show(skill="math")
+    assert v.models() == ["browser/high", "browser/c2", "browser/low"]
+    v.show(skill="", dimension="quality")
+    assert v.models()[0] == "browser/low"  # each dimension capped at 100
+    assert v.page.locator('tr[data-model="browser/low"] .score').inner_text() == "82.50"
+    v.shoot("leaderboard-quality")
+    v.show(dimension="", sort="count")
+    assert v.models()[0] == "browser/high"
+    assert v.page.locator('tr[data-model="browser/high"] .count').inner_text() == "2"
+    v.show(sort="model")
+    assert v.models() == sorted(v.models())
+    v.show(sort="ci_width")
+    widths = [float(w) for w in v.page.locator("#leaderboard tbody td.ci-width")
+              .all_inner_texts()]
+    assert widths == sorted(widths)
+    v.show(sort="score", complexity="C2")
+    assert v.models() == ["browser/c2"]
+    v.show(complexity="mixed")
+    assert sorted(v.models()) == ["browser/high", "browser/low"]
+    v.show(complexity="", suite="humaneval")
+    assert v.models() == [] and "with these filters" in v.page.locator("#leaderboard").inner_text()
+    v.show(suite="dynamic")
+    assert len(v.models()) == 3
+    assert "suite=dynamic" in v.page.url and "sort=score" in v.page.url
+
+
+def test_the_model_page_draws_the_history_and_links_the_submissions(site: Hub, visit: Any
+                                                                      ) -> None:
+    v = visit()
+    v.page.goto(f"{site.url}/")
+    v.page.click('tr[data-model="browser/high"] a')
+    v.page.wait_for_url("**/models/browser/high")
+    line = v.page.locator("#history polyline.line")
+    assert line.bounding_box()["width"] > 100
+    assert v.page.locator("#history polygon.band").bounding_box()["height"] > 0
+    assert v.page.locator("#history circle").count() == 2
+    assert v.page.locator("#submissions .badge.accepted").count() == 2
+    v.shoot("model")
+    v.page.goto(f"{site.url}/models/browser/low")
+    assert v.page.locator("#history circle.flagged").count() == 1
+    assert v.page.locator("#submissions .badge.flagged").count() == 1
+
+
+def test_the_submission_page_shows_its_scores_items_and_evidence(site: Hub, visit: Any) -> None:
+    v = visit()
+    v.page.goto(f"{site.url}/models/browser/high")
+    v.page.locator("#submissions a").first.click()
+    v.page.wait_for_url("**/submissions/*")
+    submission_id = v.page.url.rsplit("/", 1)[1]
+    with site.client() as client:
+        evidence = client.get(f"/api/submissions/{submission_id}/evidence").json()["evidence"]
+    assert v.page.locator("#status").inner_text() == "accepted"
+    assert v.page.locator("#items tbody tr").count() == 6
+    assert "over 6 items" in v.page.locator("main").inner_text()
+    assert v.page.locator("#dimensions tr[data-dimension] .ci .range").count() == 5
+    assert v.page.locator('#skills tr[data-skill="math"] .ci .range').bounding_box()["width"] > 0
+    assert v.page.locator("#entries").inner_text() == str(len(evidence))
+    assert v.page.locator("#head").inner_text() == evidence[-1]["hash"]
+    assert "Not re-verified yet" in v.page.locator("#reverify").inner_text()
+    assert v.page.locator("#flag").count() == 0  # signed out: a sign-in link instead
+    assert "Sign in to report this submission." in v.page.locator("main").inner_text()
+    v.shoot("submission")
+    v.page.click("#evidence-link")
+    v.page.wait_for_url(f"**/api/submissions/{submission_id}/evidence")
+    assert evidence[-1]["hash"] in v.page.content()
+
+
+def test_sign_in_report_resolve_and_sign_out(site: Hub, github: GitHub, visit: Any) -> None:
+    with site.client() as client:
+        rows = client.get("/api/leaderboard", params={"skill": "strings"}).json()["rows"]
+    target = next(row["latest_submission"] for row in rows if row["model"] == "browser/c2")
+    page_url = f"{site.url}/submissions/{target}"
+
+    user = visit()
+    user.page.goto(f"{site.url}/signin")
+    assert user.page.locator("#github").inner_text() == "Sign in with GitHub"
+    user.shoot("signin")
+    user.page.goto(page_url)
+    assert user.page.locator("#flag").count() == 0
+    user.sign_in(github, "browser-carol")
+    assert user.page.url == page_url
+    user.page.fill("#flag input[name=reason]", "scores too even for this model")
+    user.shoot("submission-signed-in")
+    user.page.click("#flag button[type=submit]")
+    user.page.wait_for_url(f"{page_url}#reports")
+    assert user.page.locator("#status").inner_text() == "flagged"
+    assert user.page.locator("#report-list li .resolution").inner_text() == "open"
+    assert user.page.locator("#report-list form").count() == 0  # not an admin
+    user.page.click("#signout")
+    user.page.wait_for_url(f"{site.url}/")
+    assert user.page.locator("#signin").count() == 1
+    user.page.goto(page_url)
+    assert user.page.locator("#flag").count() == 0
+
+    admin = visit()
+    admin.page.goto(page_url)
+    admin.sign_in(github, "browser-admin")
+    assert "(admin)" in admin.page.locator("#who").inner_text()
+    resolve = admin.page.locator("#report-list li form")
+    resolve.locator("input[name=note]").fill("looked at the items: fine")
+    admin.shoot("submission-admin")
+    resolve.locator('button[value="dismiss"]').click()
+    admin.page.wait_for_url(f"{page_url}#reports")
+    assert admin.page.locator("#status").inner_text() == "accepted"
+    assert admin.page.locator("#report-list li .resolution").inner_text() == "dismiss"
+    history = admin.page.locator("#history").inner_text()
+    assert "browser-admin" in history and "looked at the items: fine" in history
+    admin.page.fill("#flag input[name=reason]", "second look: copied run")
+    admin.page.click("#flag button[type=submit]")
+    admin.page.wait_for_url(f"{page_url}#reports")
+    admin.page.locator("#report-list li form").locator('button[value="uphold"]').click()
+    admin.page.wait_for_url(f"{page_url}#reports")
+    assert admin.page.locator("#status").inner_text() == "removed"
+    admin.page.click("#signout")
+    admin.page.wait_for_url(f"{site.url}/")
+    assert "browser/c2" not in admin.models()
+
+
+def test_a_replayed_submission_shows_its_verdict_and_badge(site: Hub, visit: Any) -> None:
+    with site.client() as client:
+        rows = client.get("/api/leaderboard").json()["rows"]
+    target = next(row["latest_submission"] for row in rows if row["model"] == "browser/low")
+    with site.app.state.sessions() as session:
+        submission = session.get(Submission, target)
+        record_status(session, submission, "verified", "its answers graded again (2 items): "
+                      "verified", "reverify")
+        submission.reverification = {"status": "verified", "replays": [
+            {"kind": "answers", "status": "verified", "reasons": [], "items": [
+                {"item_id": f"dynamic/R{i}", "claimed_status": "wrong_answer",
+                 "replayed_status": "wrong_answer", "claimed_pass_ratio": 0.75,
+                 "replayed_pass_ratio": 0.75, "claimed_score": 80.0, "replayed_score": 80.0}
+                for i in range(2)]},
+            {"kind": "model", "status": "verified", "reasons": [], "items": []}]}
+        session.commit()
+    v = visit()
+    v.page.goto(f"{site.url}/")
+    row = v.page.locator('tr[data-model="browser/low"]')
+    assert row.locator(".status .badge").first.inner_text() == "verified"
     row.locator("a").click()
-    page.wait_for_url("**/models/browser/high")
-    assert page.locator(".badge.accepted").count() == 2
-    page.locator("#submissions a").first.click()
-    assert page.locator("#status").inner_text() == "accepted"
+    v.page.wait_for_url("**/models/browser/low")
+    assert v.page.locator("#history circle.verified").count() == 1
+    v.page.goto(f"{site.url}/submissions/{target}")
+    assert v.page.locator("#status").inner_text() == "verified"
+    assert v.page.locator("#reverification table.replay tbody tr").count() == 2
+    assert "graded again (2 items): verified" in v.page.locator("#reverify").inner_text()
+    v.shoot("submission-verified")

@@ -6,9 +6,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hub_server import Hub, fresh_nonce, make_payload, postgres_url, running_hub  # noqa: F401
-from sqlalchemy import create_engine, inspect
+from alembic import command
+from hub_server import (  # noqa: F401
+    Hub,
+    fresh_nonce,
+    make_items,
+    make_payload,
+    postgres_url,
+    running_hub,
+)
+from sqlalchemy import create_engine, inspect, text
 
+from pytest_req2rank.hub import migrate
+from pytest_req2rank.hub._database import alembic_config
 from pytest_req2rank.hub._tables import Base
 
 pytestmark = pytest.mark.slow  # a PostgreSQL server of its own
@@ -49,3 +59,31 @@ def test_the_daily_limit_counts_by_the_hubs_clock(pg_hub: Hub) -> None:
             assert client.post("/api/submissions", json=make_payload(client)).status_code == 201
         refused = client.post("/api/submissions", json=make_payload(client))
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "daily_limit"
+
+
+def test_the_breakdown_migration_runs_on_postgresql(postgres_url: str,  # noqa: F811
+                                                    tmp_path: Path) -> None:
+    """Down to the tables before it and up again, on a database of its own: the kept
+    submission's breakdown is computed again from its results."""
+    import psycopg  # the hub extra's driver
+
+    server = postgres_url.split("@", 1)[1].split("/", 1)[0]
+    host, port = server.split(":")
+    with psycopg.connect(f"host={host} port={port} user=postgres dbname=postgres",
+                         autocommit=True) as connection:
+        connection.execute("DROP DATABASE IF EXISTS r2r_migrations")
+        connection.execute("CREATE DATABASE r2r_migrations")
+    url = postgres_url.rsplit("/", 1)[0] + "/r2r_migrations"
+    with running_hub(tmp_path, database_url=url) as hub, hub.client(hub.token("pg-m")) as client:
+        submitted = client.post("/api/submissions", json=make_payload(client, items=make_items(
+            skills=[["math"]] * 3 + [["strings"]] * 3, dimensions={"logic": 5.0}))).json()
+        submitted = client.get(f"/api/submissions/{submitted['id']}").json()
+    command.downgrade(alembic_config(url), "0003")
+    migrate(url)
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            kept = connection.execute(text("SELECT breakdown FROM submissions")).scalar_one()
+    finally:
+        engine.dispose()
+    assert kept == submitted["breakdown"] and set(kept["skills"]) == {"math", "strings"}
