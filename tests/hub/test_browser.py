@@ -8,6 +8,7 @@ desktop and a phone viewport as a test artifact (``R2R_TEST_ARTIFACTS``, default
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,7 @@ import pytest
 from github_standin import GitHub, running_github, web_config
 from hub_server import Hub, make_items, make_payload, running_hub
 
-from pytest_req2rank.hub._submissions import record_status
-from pytest_req2rank.hub._tables import Submission
+from pytest_req2rank.hub.cli import main
 
 pytestmark = pytest.mark.slow  # a browser start
 
@@ -271,31 +271,27 @@ def test_sign_in_report_resolve_and_sign_out(site: Hub, github: GitHub, visit: A
     assert "browser/reported" not in admin.models()
 
 
-def test_a_replayed_submission_shows_its_verdict_and_badge(site: Hub, visit: Any) -> None:
-    with site.client() as client:
-        rows = client.get("/api/leaderboard").json()["rows"]
-    target = next(row["latest_submission"] for row in rows if row["model"] == "browser/low")
-    with site.app.state.sessions() as session:
-        submission = session.get(Submission, target)
-        record_status(session, submission, "verified", "its answers graded again (2 items): "
-                      "verified", "reverify")
-        submission.reverification = {"status": "verified", "replays": [
-            {"kind": "answers", "status": "verified", "reasons": [], "items": [
-                {"item_id": f"dynamic/R{i}", "claimed_status": "wrong_answer",
-                 "replayed_status": "wrong_answer", "claimed_pass_ratio": 0.75,
-                 "replayed_pass_ratio": 0.75, "claimed_score": 80.0, "replayed_score": 80.0}
-                for i in range(2)]},
-            {"kind": "model", "status": "verified", "reasons": [], "items": []}]}
-        session.commit()
+def test_a_re_verified_run_shows_both_replays_and_its_badge(site: Hub, visit: Any,
+                                                           pytester: pytest.Pytester) -> None:
+    """A real offline run submitted to the hub, then re-verified by ``req2rank-hub reverify``."""
+    token = site.token("browser-reference-runner")
+    result = pytester.runpytest(f"--r2r-submit={site.url}", f"--r2r-hub-token={token}",
+                                "-p", "no:cacheprovider", "--r2r-rounds=5", "--r2r-seed=4")
+    found = re.search(r"/submissions/(\d+)", result.stdout.str())
+    assert result.ret == 0 and found, result.stdout.str()
+    target = found.group(1)
+    assert main(["--database-url", site.config.database_url, "reverify", target]) == 0
     v = visit()
     v.page.goto(f"{site.url}/")
-    row = v.page.locator('tr[data-model="browser/low"]')
+    row = v.page.locator('tr[data-model="r2r/reference"]')
     assert row.locator(".status .badge").first.inner_text() == "verified"
     row.locator("a").click()
-    v.page.wait_for_url("**/models/browser/low")
+    v.page.wait_for_url("**/models/r2r/reference")
     assert v.page.locator("#history circle.verified").count() == 1
     v.page.goto(f"{site.url}/submissions/{target}")
     assert v.page.locator("#status").inner_text() == "verified"
-    assert v.page.locator("#reverification table.replay tbody tr").count() == 2
-    assert "graded again (2 items): verified" in v.page.locator("#reverify").inner_text()
+    for kind in ("answers", "model"):
+        assert v.page.locator(f'#reverification table.replay[data-kind="{kind}"] tbody tr'
+                              ).count() == 5
+    assert "its model asked again (5 items): verified" in v.page.locator("#history").inner_text()
     v.shoot("submission-verified")
