@@ -3,6 +3,7 @@ forms (a report by a signed-in user; an admin's resolution)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from fastapi import APIRouter, Request
@@ -26,7 +27,7 @@ from ._forms import Form
 from ._history_chart import history_chart
 from ._moderation import flag_submission, resolve_flag, review_submission
 from ._sessions import Visitor, check_csrf
-from ._tables import Flag, Submission
+from ._tables import Flag, Submission, User
 from ._templates import render
 
 pages = APIRouter(include_in_schema=False)
@@ -92,12 +93,21 @@ def submission_page(request: Request, submission_id: RowId, session: Db, visitor
     return _submission_page(request, session, _submission(session, submission_id), visitor)
 
 
-def _acting(visitor: Visitor | None, form: dict[str, str], what: str) -> Visitor:
-    """The signed-in visitor sending a form with their session's CSRF token."""
-    if visitor is None:
-        raise Refused(401, "unauthenticated", f"sign in to {what}")
-    check_csrf(visitor, form.get("csrf_token"))
-    return visitor
+def _form_action(request: Request, session: Session, submission: Submission,
+                 visitor: Visitor | None, form: dict[str, str], what: str,
+                 act: Callable[[User], object], anchor: str = "") -> Response:
+    """Do ``act`` as the signed-in visitor who sent ``form`` with their session's CSRF token,
+    then back to the submission's page; a refusal is shown on that page."""
+    try:
+        if visitor is None:
+            raise Refused(401, "unauthenticated", f"sign in to {what}")
+        check_csrf(visitor, form.get("csrf_token"))
+        act(visitor.user)
+    except Refused as exc:
+        session.rollback()
+        return _submission_page(request, session, submission, visitor, error=exc.message,
+                                status_code=exc.status)
+    return RedirectResponse(f"/submissions/{submission.id}{anchor}", status_code=303)
 
 
 @pages.post("/submissions/{submission_id}/flags")
@@ -105,14 +115,9 @@ def flag_from_page(request: Request, submission_id: RowId, session: Db, visitor:
                    form: Form) -> Response:
     """A signed-in user reports the submission (the API's rules: it leaves the ranking)."""
     submission = _submission(session, submission_id)
-    try:
-        acting = _acting(visitor, form, "report a submission")
-        flag_submission(session, acting.user, submission.id, form.get("reason", ""))
-    except Refused as exc:
-        session.rollback()
-        return _submission_page(request, session, submission, visitor, error=exc.message,
-                                status_code=exc.status)
-    return RedirectResponse(f"/submissions/{submission.id}#reports", status_code=303)
+    return _form_action(request, session, submission, visitor, form, "report a submission",
+                        lambda user: flag_submission(session, user, submission.id,
+                                                     form.get("reason", "")), "#reports")
 
 
 @pages.post("/submissions/{submission_id}/flags/{flag_id}/resolve")
@@ -120,18 +125,16 @@ def resolve_from_page(request: Request, submission_id: RowId, flag_id: RowId, se
                       visitor: Viewer, form: Form) -> Response:
     """An admin upholds (the submission is removed) or dismisses a report."""
     submission = _submission(session, submission_id)
-    try:
-        acting = _acting(visitor, form, "resolve a report")
+
+    def resolve(admin: User) -> None:
         flag = session.scalar(select(Flag).where(Flag.id == flag_id,
                                                  Flag.submission_id == submission.id))
         if flag is None:
             raise Refused(404, "not_found", f"submission {submission.id} has no report {flag_id}")
-        resolve_flag(session, acting.user, flag.id, form.get("action", ""), form.get("note", ""))
-    except Refused as exc:
-        session.rollback()
-        return _submission_page(request, session, submission, visitor, error=exc.message,
-                                status_code=exc.status)
-    return RedirectResponse(f"/submissions/{submission.id}#reports", status_code=303)
+        resolve_flag(session, admin, flag.id, form.get("action", ""), form.get("note", ""))
+
+    return _form_action(request, session, submission, visitor, form, "resolve a report",
+                        resolve, "#reports")
 
 
 @pages.post("/submissions/{submission_id}/review")
@@ -139,12 +142,7 @@ def review_from_page(request: Request, submission_id: RowId, session: Db, visito
                      form: Form) -> Response:
     """An admin accepts (ranks) or removes a submission the hub's checks flagged."""
     submission = _submission(session, submission_id)
-    try:
-        acting = _acting(visitor, form, "review a submission")
-        review_submission(session, acting.user, submission.id, form.get("action", ""),
-                          form.get("note", ""))
-    except Refused as exc:
-        session.rollback()
-        return _submission_page(request, session, submission, visitor, error=exc.message,
-                                status_code=exc.status)
-    return RedirectResponse(f"/submissions/{submission.id}", status_code=303)
+    return _form_action(request, session, submission, visitor, form, "review a submission",
+                        lambda admin: review_submission(session, admin, submission.id,
+                                                        form.get("action", ""),
+                                                        form.get("note", "")))
