@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -27,6 +27,22 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def wait_until_up(server: Any, probe: Callable[[], object],
+                  down: type[Exception]) -> bool:
+    """Whether ``probe`` stops raising ``down`` within 60 s while ``server`` (a process) runs;
+    if not, the server is killed."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            probe()
+            return True
+        except down:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                return False
+            time.sleep(0.05)
 
 
 @dataclass
@@ -104,17 +120,9 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
                  **(env or {})},
             stdout=log, stderr=subprocess.STDOUT)
     address = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"{address}/healthz").raise_for_status()
-            break
-        except httpx.HTTPError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise RuntimeError(f"the hub did not start: {log_path.read_text()[-800:]}"
-                                   ) from None
-            time.sleep(0.05)
+    if not wait_until_up(server, lambda: httpx.get(f"{address}/healthz").raise_for_status(),
+                         httpx.HTTPError):
+        raise RuntimeError(f"the hub did not start: {log_path.read_text()[-800:]}")
     engine = make_engine(url)
     state = SimpleNamespace(engine=engine, sessions=session_factory(engine))
     try:
@@ -282,18 +290,12 @@ def postgres_server() -> Iterator[str]:
     url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     import psycopg
 
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres").close()
-            break
-        except psycopg.OperationalError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                log_text = (base / "server.log").read_text()[-500:]
-                shutil.rmtree(base, ignore_errors=True)
-                raise RuntimeError(f"PostgreSQL did not start: {log_text}") from None
-            time.sleep(0.1)
+    if not wait_until_up(server, lambda: psycopg.connect(
+            f"host=127.0.0.1 port={port} user=postgres dbname=postgres").close(),
+            psycopg.OperationalError):
+        log_text = (base / "server.log").read_text()[-500:]
+        shutil.rmtree(base, ignore_errors=True)
+        raise RuntimeError(f"PostgreSQL did not start: {log_text}")
     try:
         yield url
     finally:
