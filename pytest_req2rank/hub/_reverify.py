@@ -171,9 +171,9 @@ def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
     rows, failed = [], []
     for item in chosen:
         again = replayed.get(item["item_id"])
-        if again is None:
-            return Replay("model", "disputed", [
-                f"{item['item_id']}: the seed does not draw this requirement"])
+        if again is None:  # the answers replay says whether the seed draws it
+            failed.append(f"{item['item_id']}: not replayed")
+            continue
         if again["status"] in INFRA_STATUSES:
             failed.append(f"{item['item_id']}: {again.get('reason') or again['status']}")
             continue
@@ -183,7 +183,8 @@ def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
         rows.append(_row(item, again))
     if not rows:
         return Replay("model", "unverifiable", [
-            f"the hub could not call {model}: {failed[0]}" if failed else "nothing to compare"])
+            f"no answer of {model} to compare ({len(failed)} failed; first: {failed[0]})"
+            if failed else "nothing to compare"])
     return Replay("model", *_compare_sample(rows, config, static=_static_judged(run)), rows)
 
 

@@ -141,6 +141,18 @@ def test_the_hub_asks_the_model_again_and_disputes_a_relabelled_run(
         assert "its model asked again (6 items): disputed" in details["history"][-1]["reason"]
         assert client.get(f"/api/submissions/{reference}").json()["status"] == "accepted"
 
+        # A hub whose calls to the model all fail (no key, an outage): nothing changes.
+        failing = {"models": {"coder": [{"responses": [{"error": "service_unavailable"}]}]}}
+        (pytester.path / "down.json").write_text(json.dumps(failing), encoding="utf-8")
+        monkeypatch.setenv("R2R_FAKE_SCRIPT", str(pytester.path / "down.json"))
+        capsys.readouterr()
+        assert _reverify(hub, str(genuine)) == 1
+        out = capsys.readouterr().out
+        assert f"submission {genuine}: unverifiable (answers verified, 6 items; model " \
+               "unverifiable, 0 items)" in out
+        assert "no answer of fake/coder to compare (6 failed; first: " in out
+        assert client.get(f"/api/submissions/{genuine}").json()["status"] == "verified"
+
 
 def test_a_run_the_hub_cannot_replay_keeps_its_status_with_the_reason(
         pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
