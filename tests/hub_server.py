@@ -45,6 +45,17 @@ def wait_until_up(server: Any, probe: Callable[[], object],
             time.sleep(0.05)
 
 
+def stop(server: Any) -> None:
+    """Stop a server process: asked, then killed after 30 s."""
+    import subprocess
+
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
 @dataclass
 class Hub:
     url: str
@@ -129,11 +140,7 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
         yield Hub(address, HubConfig(database_url=url, key_path=directory / "signing-key.pem"),
                   SimpleNamespace(state=state), server.pid)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
         engine.dispose()
 
 
@@ -299,11 +306,7 @@ def postgres_server() -> Iterator[str]:
     try:
         yield url
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
         shutil.rmtree(base, ignore_errors=True)
 
 
