@@ -38,8 +38,7 @@ from ._nonces import issue_nonce
 from ._page_errors import error_page, is_page
 from ._receipts import Signer
 from ._scheduler import ReverifySchedule
-from ._submissions import submit
-from ._tables import Submission
+from ._submissions import kept_submission, submit
 
 
 class SubmissionIn(BaseModel):
@@ -219,18 +218,13 @@ def create_app(config: HubConfig) -> FastAPI:
     @public
     def submission(request: Request, submission_id: RowId, session: Db) -> dict[str, Any]:
         """One submission: scores, status history, reports, receipt."""
-        found = session.get(Submission, submission_id)
-        if found is None:
-            raise Refused(404, "not_found", f"no submission {submission_id}")
-        return submission_details(session, found)
+        return submission_details(session, kept_submission(session, submission_id))
 
     @app.get("/api/submissions/{submission_id}/evidence", tags=["read"])
     @public
     def evidence(request: Request, submission_id: RowId, session: Db) -> dict[str, Any]:
         """The submitted results and evidence chain, for anyone to audit."""
-        found = session.get(Submission, submission_id)
-        if found is None:
-            raise Refused(404, "not_found", f"no submission {submission_id}")
+        found = kept_submission(session, submission_id)
         return {"results": found.document, "evidence": found.evidence}
 
     @app.post("/api/submissions/{submission_id}/flags", status_code=201, tags=["moderation"])
@@ -238,7 +232,7 @@ def create_app(config: HubConfig) -> FastAPI:
         """Report a submission (signed in); it leaves the ranking until an admin resolves it."""
         flag = flag_submission(session, user, submission_id, body.reason)
         return {"id": flag.id, "submission_id": submission_id, "status":
-                session.get(Submission, submission_id).status}  # type: ignore[union-attr]
+                kept_submission(session, submission_id).status}
 
     @app.post("/api/admin/flags/{flag_id}/resolve", tags=["moderation"])
     def resolve(flag_id: RowId, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from ._database import now
 from ._errors import Refused
-from ._submissions import RANKED, RANKED_STATUSES, record_status
+from ._submissions import RANKED, RANKED_STATUSES, kept_submission, record_status
 from ._tables import AdminAction, Flag, Submission, User
 
 Resolution = str  # "uphold" (the submission is removed) or "dismiss"
@@ -15,9 +15,7 @@ Resolution = str  # "uphold" (the submission is removed) or "dismiss"
 
 def flag_submission(session: Session, user: User, submission_id: int, reason: str) -> Flag:
     """Report a submission: it leaves the ranking until an admin resolves the report."""
-    submission = session.get(Submission, submission_id)
-    if submission is None:
-        raise Refused(404, "not_found", f"no submission {submission_id}")
+    submission = kept_submission(session, submission_id)
     reason = reason.strip()
     if not reason:
         raise Refused(422, "invalid_flag", "reason: say what looks wrong with the submission")
@@ -70,9 +68,7 @@ def review_submission(session: Session, admin: User, submission_id: int, action:
     ranks it, ``remove`` takes it out."""
     if not admin.is_admin:
         raise Refused(403, "not_admin", f"{admin.name} is not an admin of this hub")
-    submission = session.get(Submission, submission_id)
-    if submission is None:
-        raise Refused(404, "not_found", f"no submission {submission_id}")
+    submission = kept_submission(session, submission_id)
     statuses = {"accept": RANKED, "remove": "removed"}
     if action not in statuses:
         raise Refused(422, "invalid_action", f"action {action!r}: use accept or remove")

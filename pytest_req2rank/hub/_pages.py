@@ -27,6 +27,7 @@ from ._forms import Form
 from ._history_chart import history_chart
 from ._moderation import flag_submission, resolve_flag, review_submission
 from ._sessions import Visitor, check_csrf
+from ._submissions import kept_submission
 from ._tables import Flag, Submission, User
 from ._templates import render
 
@@ -70,13 +71,6 @@ def model_page(request: Request, model: str, session: Db, visitor: Viewer) -> Re
                                           "chart": history_chart(runs)}, visitor)
 
 
-def _submission(session: Session, submission_id: int) -> Submission:
-    found = session.get(Submission, submission_id)
-    if found is None:
-        raise Refused(404, "not_found", f"no submission {submission_id}")
-    return found
-
-
 def _submission_page(request: Request, session: Session, submission: Submission,
                      visitor: Visitor | None, *, error: str = "", status_code: int = 200
                      ) -> Response:
@@ -90,7 +84,7 @@ def _submission_page(request: Request, session: Session, submission: Submission,
 @pages.get("/submissions/{submission_id}", response_class=HTMLResponse)
 def submission_page(request: Request, submission_id: RowId, session: Db, visitor: Viewer
                     ) -> Response:
-    return _submission_page(request, session, _submission(session, submission_id), visitor)
+    return _submission_page(request, session, kept_submission(session, submission_id), visitor)
 
 
 def _form_action(request: Request, session: Session, submission: Submission,
@@ -114,7 +108,7 @@ def _form_action(request: Request, session: Session, submission: Submission,
 def flag_from_page(request: Request, submission_id: RowId, session: Db, visitor: Viewer,
                    form: Form) -> Response:
     """A signed-in user reports the submission (the API's rules: it leaves the ranking)."""
-    submission = _submission(session, submission_id)
+    submission = kept_submission(session, submission_id)
     return _form_action(request, session, submission, visitor, form, "report a submission",
                         lambda user: flag_submission(session, user, submission.id,
                                                      form.get("reason", "")), "#reports")
@@ -124,7 +118,7 @@ def flag_from_page(request: Request, submission_id: RowId, session: Db, visitor:
 def resolve_from_page(request: Request, submission_id: RowId, flag_id: RowId, session: Db,
                       visitor: Viewer, form: Form) -> Response:
     """An admin upholds (the submission is removed) or dismisses a report."""
-    submission = _submission(session, submission_id)
+    submission = kept_submission(session, submission_id)
 
     def resolve(admin: User) -> None:
         flag = session.scalar(select(Flag).where(Flag.id == flag_id,
@@ -141,7 +135,7 @@ def resolve_from_page(request: Request, submission_id: RowId, flag_id: RowId, se
 def review_from_page(request: Request, submission_id: RowId, session: Db, visitor: Viewer,
                      form: Form) -> Response:
     """An admin accepts (ranks) or removes a submission the hub's checks flagged."""
-    submission = _submission(session, submission_id)
+    submission = kept_submission(session, submission_id)
     return _form_action(request, session, submission, visitor, form, "review a submission",
                         lambda admin: review_submission(session, admin, submission.id,
                                                         form.get("action", ""),

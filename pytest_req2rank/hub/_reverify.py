@@ -33,9 +33,8 @@ from ..models import INFRA_STATUSES, STATIC_JUDGE
 from ..suites import DynamicOptions, load_suite
 from ._checks import MIN_RANKED_ITEMS
 from ._config import HubConfig
-from ._errors import Refused
 from ._replay import generation_arguments, replay_arguments, run_replay, selectable
-from ._submissions import RANKED_STATUSES, record_status
+from ._submissions import RANKED_STATUSES, kept_submission, record_status
 from ._tables import Flag, StatusChange, Submission
 
 PASS_RATIO_TOLERANCE = 0.01
@@ -261,9 +260,7 @@ def reverify_submission(session: Session, submission_id: int, config: HubConfig,
                         ) -> Reverification:
     """Re-verify a kept submission and record the outcome in its history, and both replays'
     compared items with the submission."""
-    submission = session.get(Submission, submission_id)
-    if submission is None:
-        raise Refused(404, "not_found", f"no submission {submission_id}")
+    submission = kept_submission(session, submission_id)
     outcome = reverify(submission.document, config, sample=sample, rng=rng)
     record_status(session, submission, _new_status(session, submission, outcome.status),
                   outcome.describe(), ACTOR)

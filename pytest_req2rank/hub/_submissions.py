@@ -150,6 +150,14 @@ def check_daily_limit(session: Session, user: User, moment: datetime, config: Hu
                       f"the most a day; submit again after {reset}")
 
 
+def kept_submission(session: Session, submission_id: int) -> Submission:
+    """The submission kept as ``submission_id``; refused with 404 when there is none."""
+    found = session.get(Submission, submission_id)
+    if found is None:
+        raise Refused(404, "not_found", f"no submission {submission_id}")
+    return found
+
+
 def record_status(session: Session, submission: Submission, status: str, reason: str,
                   actor: str) -> None:
     submission.status = status
