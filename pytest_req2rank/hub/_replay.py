@@ -21,9 +21,8 @@ _SELECTABLE = re.compile(r"[\w./:+\-]+")
 names take these characters."""
 
 
-def replay_arguments(run: Mapping[str, Any], model: str, results: Path) -> list[str] | str:
-    """The pytest options that plan ``run`` again from its seed and answer it with ``model``
-    (writing the results to ``results``); a string says why the run cannot be replayed."""
+def why_not_replayable(run: Mapping[str, Any]) -> str | None:
+    """Why the run's seed cannot plan its requirements again on the hub; None when it can."""
     settings = run.get("settings") or {}
     if settings.get("generator"):
         return "its requirements were elaborated by a generator model, so its seed does not " \
@@ -34,6 +33,13 @@ def replay_arguments(run: Mapping[str, Any], model: str, results: Path) -> list[
         return "N-version runs are not replayed"
     if str(run.get("suite", "")).startswith("jsonl:"):
         return "it ran a suite file of its own, which the hub does not have"
+    return None
+
+
+def replay_arguments(run: Mapping[str, Any], model: str, results: Path) -> list[str]:
+    """The pytest options that plan a replayable ``run`` again from its seed and answer it
+    with ``model`` (writing the results to ``results``)."""
+    settings = run.get("settings") or {}
     arguments = [
         f"--r2r-model={model}", f"--r2r-suite={run['suite']}",
         f"--r2r-seed={run['seed']}", f"--r2r-json={results}",

@@ -33,7 +33,13 @@ from ..models import INFRA_STATUSES, STATIC_JUDGE
 from ..suites import DynamicOptions, load_suite
 from ._checks import MIN_RANKED_ITEMS
 from ._config import HubConfig
-from ._replay import generation_arguments, replay_arguments, run_replay, selectable
+from ._replay import (
+    generation_arguments,
+    replay_arguments,
+    run_replay,
+    selectable,
+    why_not_replayable,
+)
 from ._submissions import RANKED_STATUSES, kept_submission, record_status
 from ._tables import Flag, StatusChange, Submission
 
@@ -105,9 +111,9 @@ def _replay_answers(document: dict[str, Any], directory: Path, sample: int | Non
                     rng: random.Random) -> Replay:
     run, items = document["run"], document["items"]
     samples, results = directory / "samples.jsonl", directory / "replay.json"
-    arguments = replay_arguments(run, f"r2r/samples:{samples}", results)
-    if isinstance(arguments, str):
-        return Replay("answers", "unverifiable", [arguments])
+    reason = why_not_replayable(run)
+    if reason is not None:
+        return Replay("answers", "unverifiable", [reason])
     ordered = sorted(items, key=lambda item: (item["task_id"], item.get("sample") or 0))
     answered = {item["task_id"] for item in items}
     # A requirement the seed draws but the run left out gets an empty answer: it is
@@ -118,7 +124,8 @@ def _replay_answers(document: dict[str, Any], directory: Path, sample: int | Non
                                for item in ordered) +
                        "".join(json.dumps({"task_id": task_id, "completion": ""}) + "\n"
                                for task_id in missing), encoding="utf-8")
-    replayed = run_replay(arguments, directory, results)
+    replayed = run_replay(replay_arguments(run, f"r2r/samples:{samples}", results), directory,
+                          results)
     if isinstance(replayed, str):
         return Replay("answers", "unverifiable", [replayed])
     chosen = list(items)
@@ -154,17 +161,17 @@ def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
         return Replay("model", "unverifiable", [reason])
     if config.reverify_sample < 1:
         return Replay("model", "unverifiable", ["this hub asks no model (R2R_HUB_REVERIFY_SAMPLE=0)"])
-    results = directory / "replay.json"
-    arguments = replay_arguments(run, model, results)
-    if isinstance(arguments, str):
-        return Replay("model", "unverifiable", [arguments])
+    reason = why_not_replayable(run)
+    if reason is not None:
+        return Replay("model", "unverifiable", [reason])
     candidates = [item for item in items
                   if item["status"] not in INFRA_STATUSES and selectable(item["item_id"])]
     if not candidates:
         return Replay("model", "unverifiable", ["no item of the run can be asked again"])
     chosen = rng.sample(candidates, min(config.reverify_sample, len(candidates)))
-    replayed = run_replay([*arguments, *generation_arguments(run)], directory, results,
-                          select=[item["item_id"] for item in chosen])
+    results = directory / "replay.json"
+    replayed = run_replay([*replay_arguments(run, model, results), *generation_arguments(run)],
+                          directory, results, select=[item["item_id"] for item in chosen])
     if isinstance(replayed, str):
         return Replay("model", "unverifiable", [replayed])
     rows, failed = [], []
@@ -176,7 +183,7 @@ def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
         if again["status"] in INFRA_STATUSES:
             failed.append(f"{item['item_id']}: {again.get('reason') or again['status']}")
             continue
-        if any(item.get(key) != again.get(key) for key in ("requirement", "prompt")):
+        if not _same_requirement(item, again):
             return Replay("model", "disputed", [
                 f"{item['item_id']}: the requirement differs from the one the seed draws"])
         rows.append(_row(item, again))
@@ -221,6 +228,10 @@ def _row(item: dict[str, Any], again: dict[str, Any]) -> dict[str, Any]:
             "claimed_score": item.get("score"), "replayed_score": again.get("score")}
 
 
+def _same_requirement(item: dict[str, Any], again: dict[str, Any]) -> bool:
+    return all(item.get(key) == again.get(key) for key in ("requirement", "prompt"))
+
+
 def _static_judged(run: dict[str, Any]) -> bool:
     return set(run.get("judges") or []) <= {STATIC_JUDGE}
 
@@ -241,7 +252,7 @@ def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,
     name = item["item_id"]
     if again is None:
         return [f"{name}: the seed does not draw this requirement"]
-    if any(item.get(key) != again.get(key) for key in ("requirement", "prompt")):
+    if not _same_requirement(item, again):
         return [f"{name}: the requirement differs from the one the seed draws"]
     found = []
     if item["status"] != again["status"]:

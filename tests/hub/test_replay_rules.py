@@ -13,6 +13,7 @@ from pytest_req2rank.hub._replay import (
     replay_environment,
     selectable,
     selection,
+    why_not_replayable,
 )
 from pytest_req2rank.hub._reverify import Replay, Reverification, _compare_sample, reverify
 
@@ -22,8 +23,8 @@ RUN = {"id": "r", "seed": 3, "model": "acme/coder", "suite": "dynamic", "judges"
 
 
 def test_the_replay_plans_the_runs_requirements_and_asks_as_the_run_did() -> None:
+    assert why_not_replayable(RUN) is None
     arguments = replay_arguments(RUN, "acme/coder", Path("out.json"))
-    assert isinstance(arguments, list)
     assert {"--r2r-model=acme/coder", "--r2r-suite=dynamic", "--r2r-seed=3", "--r2r-rounds=4",
             "--r2r-complexity=C2"} <= set(arguments)
     assert generation_arguments(RUN) == ["--r2r-max-tokens=512", "--r2r-temperature=0.2",
@@ -38,7 +39,7 @@ def test_the_replay_plans_the_runs_requirements_and_asks_as_the_run_did() -> Non
     ({}, "jsonl:my.jsonl", "suite file of its own"),
 ])
 def test_runs_the_seed_cannot_plan_again_are_named(settings: dict, suite: str, why: str) -> None:
-    reason = replay_arguments({**RUN, "suite": suite, "settings": settings}, "m", Path("x"))
+    reason = why_not_replayable({**RUN, "suite": suite, "settings": settings})
     assert isinstance(reason, str) and why in reason
 
 
