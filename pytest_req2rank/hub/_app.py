@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exception_handlers import http_exception_handler
@@ -22,7 +22,10 @@ from starlette.responses import Response
 from .. import __version__
 from ._accounts import create_token, github_user
 from ._board import (
+    ComplexityLabel,
     Dimension,
+    SortKey,
+    Strategy,
     leaderboard,
     model_submissions,
     submission_details,
@@ -186,12 +189,12 @@ def create_app(config: HubConfig) -> FastAPI:
     @app.get("/api/leaderboard", tags=["read"])
     @public
     def board(request: Request, session: Db,
-              strategy: Literal["best", "mean", "latest"] = "best",
+              strategy: Strategy = "best",
               suite: str | None = None,
-              complexity: Literal["C1", "C2", "C3", "C4", "mixed", "none"] | None = None,
+              complexity: ComplexityLabel | None = None,
               skill: str | None = None,
               dimension: Dimension | None = None,
-              sort: Literal["score", "count", "ci_width", "model"] = "score",
+              sort: SortKey = "score",
               limit: Annotated[int, Query(ge=1, le=500)] = 100,
               offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
         """Models ranked over their accepted (and verified) submissions; ``complexity``: runs

@@ -15,6 +15,8 @@ from ._tables import Flag, StatusChange, Submission, User
 
 Strategy = Literal["best", "mean", "latest"]
 SortKey = Literal["score", "count", "ci_width", "model"]
+ComplexityLabel = Literal["C1", "C2", "C3", "C4", "mixed", "none"]
+"""A run's complexity as the leaderboard filters by it (:func:`complexity_label`)."""
 Dimension = Literal["functionality", "quality", "logic", "security", "engineering"]
 """The judge dimensions (``models.DIMENSIONS``) the leaderboard can rank by."""
 HELD_STATUSES = ("flagged", "disputed")

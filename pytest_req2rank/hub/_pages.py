@@ -4,7 +4,7 @@ forms (a report by a signed-in user; an admin's resolution)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, get_args
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -14,6 +14,8 @@ from starlette.responses import Response
 
 from ..models import DIMENSIONS
 from ._board import (
+    ComplexityLabel,
+    SortKey,
     Strategy,
     leaderboard,
     model_submissions,
@@ -33,13 +35,12 @@ from ._templates import render
 
 pages = APIRouter(include_in_schema=False)
 
-COMPLEXITIES = ["", "C1", "C2", "C3", "C4", "mixed", "none"]
+COMPLEXITIES = ["", *get_args(ComplexityLabel)]
 
 
 @pages.get("/", response_class=HTMLResponse)
 def leaderboard_page(request: Request, session: Db, visitor: Viewer,
-                     strategy: Strategy = "best",
-                     sort: Literal["score", "count", "ci_width", "model"] = "score",
+                     strategy: Strategy = "best", sort: SortKey = "score",
                      suite: str | None = None,
                      complexity: Literal["", "C1", "C2", "C3", "C4", "mixed", "none"] = "",
                      skill: str | None = None,
