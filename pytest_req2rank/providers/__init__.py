@@ -10,9 +10,12 @@ import litellm; every other string is a LiteLLM model served by
 from __future__ import annotations
 
 from ._base import (
+    PERMANENT_CAUSES,
+    RUN_WIDE_CAUSES,
     Completion,
     CompletionRequest,
     Embedding,
+    FailureCause,
     Message,
     Provider,
     ProviderConfigError,
@@ -30,10 +33,13 @@ from ._samples import SamplesProvider, load_samples
 
 __all__ = [
     "OFFLINE_DEFAULTS",
+    "PERMANENT_CAUSES",
+    "RUN_WIDE_CAUSES",
     "CachedProvider",
     "Completion",
     "CompletionRequest",
     "Embedding",
+    "FailureCause",
     "LiteLLMProvider",
     "Message",
     "Provider",

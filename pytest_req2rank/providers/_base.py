@@ -75,20 +75,50 @@ class Embedding(BaseModel):
 
 FailureKind = Literal["api_error", "timeout"]
 
+FailureCause = Literal[
+    "credentials", "permission", "not_found", "quota", "unreachable",
+    "bad_request", "context_window", "content_policy",
+    "rate_limit", "transient", "timeout",
+]
+"""Why a call failed, as far as the provider's answer tells."""
+
+PERMANENT_CAUSES: frozenset[FailureCause] = frozenset({
+    "credentials", "permission", "not_found", "quota", "bad_request", "context_window",
+    "content_policy",
+})
+"""Failures that no retry can mend: the call is not repeated."""
+
+RUN_WIDE_CAUSES: frozenset[FailureCause] = frozenset({
+    "credentials", "permission", "not_found", "quota",
+})
+"""Permanent failures of the model itself, not of one request: every later call fails too."""
+
 
 class ProviderError(Req2RankError):
     """A call that failed after retries.
 
     ``kind`` is ``"timeout"`` when the provider timed out twice (the item is a
     ``timeout`` scored 0), else ``"api_error"`` (an
-    infrastructure fault, not counted against the model).
+    infrastructure fault, not counted against the model). ``cause`` says why.
     """
 
-    def __init__(self, kind: FailureKind, message: str, *, attempts: int = 1) -> None:
+    def __init__(self, kind: FailureKind, message: str, *, attempts: int = 1,
+                 cause: FailureCause = "transient") -> None:
         super().__init__(message)
         self.kind: FailureKind = kind
         self.message = message
         self.attempts = attempts
+        self.cause: FailureCause = cause
+
+    @property
+    def permanent(self) -> bool:
+        """True when retrying cannot help (bad key, unknown model, exhausted quota, bad request)."""
+        return self.cause in PERMANENT_CAUSES
+
+    @property
+    def run_wide(self) -> bool:
+        """True when every later call of this model will fail the same way."""
+        return self.cause in RUN_WIDE_CAUSES
 
 
 class ProviderConfigError(ConfigurationError, ValueError):
