@@ -85,6 +85,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("timeout", "Timeout of one model API call, in seconds", "SECONDS", "120"),
     OptionSpec("max_tokens", "Output token budget of the target model per task", "N", "2048"),
     OptionSpec("temperature", "Sampling temperature of the target model", "FLOAT", "0"),
+    OptionSpec("reasoning_effort", "Reasoning effort of the target model: none, minimal, low, "
+               "medium, high, xhigh or max, for a model that takes one", "LEVEL",
+               "not sent: the model's own"),
     OptionSpec("samples_per_task",
                "Ask the model N times per task (one item per sample) and report pass@k",
                "N", "1; a r2r/samples file: its completions per task"),

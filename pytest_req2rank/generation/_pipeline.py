@@ -34,6 +34,7 @@ class StageOutput(BaseModel):
     text: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
     cost_usd: float | None = None
     calls: int = Field(default=1, description="Calls made, retries included; 0: a cache hit")
     latency_s: float = 0.0
@@ -82,7 +83,8 @@ class Elaboration(BaseModel):
         """What the generator's calls cost, over every stage of every attempt."""
         stages = [stage for attempt in self.provenance.attempts for stage in attempt.stages]
         return sum((Usage(calls=s.calls, retries=max(s.calls - 1, 0), prompt_tokens=s.prompt_tokens,
-                          completion_tokens=s.completion_tokens, cost_usd=s.cost_usd,
+                          completion_tokens=s.completion_tokens,
+                          reasoning_tokens=s.reasoning_tokens, cost_usd=s.cost_usd,
                           latency_s=s.latency_s) for s in stages), Usage())
 
 
@@ -196,6 +198,7 @@ class _Run:
         self.stages.append(StageOutput(stage=stage, text=completion.text,
                                        prompt_tokens=completion.prompt_tokens,
                                        completion_tokens=completion.completion_tokens,
+                                       reasoning_tokens=completion.reasoning_tokens,
                                        cost_usd=completion.cost_usd, calls=completion.attempts,
                                        latency_s=completion.latency_s))
         return [*messages, Message(role="assistant", content=completion.text)]

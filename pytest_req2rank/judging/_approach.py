@@ -1,7 +1,8 @@
 """An LLM judge of two versions of one task: same approach or different (the verdict behind
 SDP, the semantic diversity proportion of N versions).
 
-One deterministic JSON request per pair (temperature 0, the run seed, JSON mode), the answer
+One deterministic JSON request per pair (temperature 0, the run seed, structured output with
+the answer's schema where the provider enforces one, JSON mode elsewhere), the answer
 validated against ``approach_answer.schema.json``. A call that fails and an answer that
 cannot be read are told apart and never taken for a verdict.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Literal
 
@@ -19,11 +20,13 @@ from jsonschema import Draft202012Validator
 
 from ..models import Usage
 from ..providers import (
+    AnswerSchema,
     CompletionRequest,
     Message,
     Provider,
     ProviderConfigError,
     ProviderError,
+    strict_answer_schema,
     usage_of,
 )
 from ._answer import InvalidAnswer, describe_error, error_order, json_candidates
@@ -62,6 +65,12 @@ class ApproachVerdict:
 def _validator() -> Draft202012Validator:
     text = files("pytest_req2rank.judging").joinpath(APPROACH_SCHEMA_FILE).read_text("utf-8")
     return Draft202012Validator(json.loads(text))
+
+
+@cache
+def approach_request_schema() -> AnswerSchema:
+    """The approach answer schema as structured output asks for it (strict-mode form)."""
+    return strict_answer_schema("approach_answer", _validator().schema)
 
 
 def parse_approach_answer(text: str) -> bool:
@@ -110,7 +119,7 @@ class ApproachJudge:
         return CompletionRequest(
             messages=approach_messages(requirement, first, second), max_tokens=self.max_tokens,
             temperature=0.0, seed=self.seed, timeout_s=self.timeout_s, json_mode=True,
-            cache_tag=APPROACH_PROMPT_VERSION)
+            answer_schema=approach_request_schema(), cache_tag=APPROACH_PROMPT_VERSION)
 
     def compare(self, requirement: str, first: str, second: str) -> ApproachVerdict:
         """The verdict on one pair; never raises for a failed call or a bad answer."""

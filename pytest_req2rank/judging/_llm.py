@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from functools import cache
 
 from ..models import JudgeVerdict, Usage
 from ..providers import (
+    AnswerSchema,
     CompletionRequest,
     Provider,
     ProviderConfigError,
     ProviderError,
+    strict_answer_schema,
     usage_of,
 )
-from ._answer import InvalidAnswer, parse_judge_answer
+from ._answer import InvalidAnswer, judge_answer_schema, parse_judge_answer
 from ._case import Judge, JudgeCase, weighted_overall
 from ._prompt import JUDGE_PROMPT_VERSION, judge_messages
 
 
+@cache
+def judge_request_schema() -> AnswerSchema:
+    """The judge answer schema as structured output asks for it (strict-mode form)."""
+    return strict_answer_schema("judge_answer", judge_answer_schema())
+
+
 class LLMJudge(Judge):
-    """Asks ``provider`` for the five scores at temperature 0 with ``seed``, in JSON mode.
+    """Asks ``provider`` for the five scores at temperature 0 with ``seed``, as structured
+    output with the answer's JSON Schema where the provider enforces one, in JSON mode
+    elsewhere; every answer is validated here all the same.
 
     The judge prompt version is the request's ``cache_tag``, so a changed
     prompt is never answered from the response cache. ``weights`` are the
@@ -58,6 +69,7 @@ class LLMJudge(Judge):
             seed=self.seed,
             timeout_s=self.timeout_s,
             json_mode=True,
+            answer_schema=judge_request_schema(),
             cache_tag=JUDGE_PROMPT_VERSION,
         )
 

@@ -35,6 +35,12 @@ SuiteKind = Literal["dynamic", "humaneval", "jsonl"]
 SandboxBackend = Literal["process", "docker", "sandboxfusion"]
 ProcessMode = Literal["auto", "forkserver", "bwrap", "unshare", "rlimits"]
 
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+REASONING_EFFORTS: tuple[ReasoningEffort, ...] = (
+    "none", "minimal", "low", "medium", "high", "xhigh", "max")
+"""The reasoning efforts LiteLLM maps (``--r2r-reasoning-effort``); which of them a model
+takes is the model's business, checked before the first call."""
+
 PROCESS_MODES: tuple[ProcessMode, ...] = ("auto", "forkserver", "bwrap", "unshare", "rlimits")
 SANDBOX_BACKENDS: tuple[SandboxBackend, ...] = ("process", "docker", "sandboxfusion")
 SUITE_NAMES = ("dynamic", "humaneval", "jsonl:PATH")

@@ -9,7 +9,8 @@ class Usage(BaseModel):
     """Tokens, cost and latency of the model calls made for one item.
 
     ``None`` means unknown (an offline model, or a provider without prices),
-    never zero.
+    never zero. ``reasoning_tokens`` are the part of ``completion_tokens`` a reasoning model
+    spent thinking (providers bill them as output); ``None`` where the provider does not say.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -18,6 +19,7 @@ class Usage(BaseModel):
     retries: int = 0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
     cost_usd: float | None = None
     latency_s: float = 0.0
 
@@ -32,6 +34,7 @@ class Usage(BaseModel):
             retries=self.retries + other.retries,
             prompt_tokens=add(self.prompt_tokens, other.prompt_tokens),  # type: ignore[arg-type]
             completion_tokens=add(self.completion_tokens, other.completion_tokens),  # type: ignore[arg-type]
+            reasoning_tokens=add(self.reasoning_tokens, other.reasoning_tokens),  # type: ignore[arg-type]
             cost_usd=add(self.cost_usd, other.cost_usd),
             latency_s=self.latency_s + other.latency_s,
         )

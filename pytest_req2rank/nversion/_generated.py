@@ -28,6 +28,7 @@ def share(usage: Usage, n: int, k: int) -> Usage:
     return Usage(calls=part(usage.calls) or 0, retries=part(usage.retries) or 0,
                  prompt_tokens=part(usage.prompt_tokens),
                  completion_tokens=part(usage.completion_tokens),
+                 reasoning_tokens=part(usage.reasoning_tokens),
                  cost_usd=None if usage.cost_usd is None else usage.cost_usd / n,
                  latency_s=usage.latency_s / n)
 

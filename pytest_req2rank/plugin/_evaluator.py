@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..execution import RunOptions, run_requirement, run_task
-from ..models import COMPLEXITIES, ItemResult, ModelSpec, Task, Usage
+from ..models import COMPLEXITIES, ItemResult, ModelSpec, ReasoningEffort, Task, Usage
 from ..plan import RunPlan
 from ..providers import (
     CachedProvider,
@@ -72,16 +72,19 @@ class Evaluator:
 
         return Store(self.store_path)
 
-    def _cached_provider(self, model: ModelSpec | str, api_base: str | None) -> Provider:
+    def _cached_provider(self, model: ModelSpec | str, api_base: str | None,
+                         reasoning_effort: ReasoningEffort | None = None) -> Provider:
         """``model`` answering through the run's response cache (offline models need none)."""
-        provider = resolve_provider(model, api_base=api_base, concurrency=self.settings.concurrency)
+        provider = resolve_provider(model, api_base=api_base, concurrency=self.settings.concurrency,
+                                    reasoning_effort=reasoning_effort)
         if provider.offline:
             return provider
         return CachedProvider(provider, self.store, namespace=self.plan.run_id, api_base=api_base)
 
     @cached_property
     def provider(self) -> Provider:
-        return self._cached_provider(self.settings.model, self.settings.api_base)
+        return self._cached_provider(self.settings.model, self.settings.api_base,
+                                     self.settings.reasoning_effort)
 
     @cached_property
     def sandbox(self) -> Sandbox:

@@ -10,6 +10,7 @@ import pytest
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
 from ..models import (
+    COMPLEXITIES,
     REFERENCE_MODEL,
     STATIC_JUDGE,
     WEAK_ISOLATION,
@@ -22,7 +23,7 @@ from ..models import (
     Task,
 )
 from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks, select_tasks
-from ..providers import SamplesProvider, check_model
+from ..providers import SamplesProvider, check_model, parameter_notes
 from ..settings import Settings, SettingsError
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
 from ._config import load_settings, submit_asked
@@ -302,8 +303,9 @@ def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
             checks.append(("--r2r-embedding-model", settings.embedding_model,
                            settings.embedding_api_base, None))
     for option, model, api_base, ids in checks:
+        effort = settings.reasoning_effort if option == "--r2r-model" else None
         try:
-            check_model(model, api_base=api_base, task_ids=ids)
+            check_model(model, api_base=api_base, task_ids=ids, reasoning_effort=effort)
         except ConfigurationError as exc:
             raise SettingsError(f"{option}: {exc}") from None
 
@@ -329,9 +331,25 @@ def header_lines(config: pytest.Config) -> list[str]:
     warning = settings.identical_samples_warning(plan.samples)
     if warning:
         lines.append(f"req2rank: WARNING: {warning}")
+    lines += parameter_lines(evaluator)
     if evaluator.nversion is not None:
         lines += nversion_lines(evaluator)
     return lines
+
+
+def parameter_lines(evaluator: Evaluator) -> list[str]:
+    """What the target model is sent where it differs from the options: a temperature it
+    refuses left out, its budgets extended for reasoning or capped at its maximum, the
+    reasoning effort (none for a model whose parameters go as given)."""
+    settings = evaluator.settings
+    budgets = set()
+    for task in evaluator.tasks.values():
+        level = COMPLEXITIES.get(str((task.spec or {}).get("complexity")))
+        budgets.add(level.max_tokens if level is not None else settings.max_tokens)
+    notes = parameter_notes(settings.model, budgets=budgets, temperature=settings.temperature,
+                            api_base=settings.api_base,
+                            reasoning_effort=settings.reasoning_effort)
+    return [f"req2rank: target model parameters: {'; '.join(notes)}"] if notes else []
 
 
 def nversion_lines(evaluator: Evaluator) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._base import (
     PERMANENT_CAUSES,
     RUN_WIDE_CAUSES,
+    AnswerSchema,
     Completion,
     CompletionRequest,
     Embedding,
@@ -26,15 +27,19 @@ from ._cache import CachedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
+from ._params import Budget, ModelParameters
 from ._reference import ReferenceProvider
-from ._resolve import check_model, load_offline, resolve_provider
+from ._resolve import check_model, load_offline, parameter_notes, resolve_provider
 from ._retry import RetryPolicy
 from ._samples import SamplesProvider, load_samples
+from ._schema import strict_answer_schema, strict_mode_problems
 
 __all__ = [
     "OFFLINE_DEFAULTS",
     "PERMANENT_CAUSES",
     "RUN_WIDE_CAUSES",
+    "AnswerSchema",
+    "Budget",
     "CachedProvider",
     "Completion",
     "CompletionRequest",
@@ -42,6 +47,7 @@ __all__ = [
     "FailureCause",
     "LiteLLMProvider",
     "Message",
+    "ModelParameters",
     "Provider",
     "ProviderConfigError",
     "ProviderError",
@@ -54,7 +60,10 @@ __all__ = [
     "check_model",
     "load_offline",
     "load_samples",
+    "parameter_notes",
     "resolve_provider",
+    "strict_answer_schema",
+    "strict_mode_problems",
     "usage_of",
 ]
 

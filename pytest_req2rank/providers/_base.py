@@ -18,8 +18,23 @@ class Message(BaseModel):
     content: str
 
 
+class AnswerSchema(BaseModel):
+    """The JSON Schema an answer must follow, sent as structured output where the provider
+    enforces it (``response_format`` ``json_schema``; JSON mode elsewhere). ``name`` names it
+    to the provider; ``strict`` asks for exact adherence (OpenAI's strict mode: every object
+    closed with ``additionalProperties: false`` and every property required)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    json_schema: dict[str, Any]
+    strict: bool = True
+
+
 class CompletionRequest(BaseModel):
-    """What to ask. ``task`` lets offline models (``r2r/…``) answer; remote models ignore it."""
+    """What to ask. ``task`` lets offline models (``r2r/…``) answer; remote models ignore it.
+
+    ``answer_schema``: the answer is one JSON object following it (implies ``json_mode``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -29,6 +44,7 @@ class CompletionRequest(BaseModel):
     seed: int | None = None
     timeout_s: float = 120.0
     json_mode: bool = False
+    answer_schema: AnswerSchema | None = None
     task: Task | None = None
     cache_tag: str = Field(
         default="", description="Version of the prompt template; part of the response-cache key"
@@ -48,6 +64,8 @@ class Completion(BaseModel):
     model: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reasoning_tokens: int | None = Field(
+        default=None, description="The part of completion_tokens spent reasoning, when reported")
     cost_usd: float | None = None
     latency_s: float = 0.0
     attempts: int = 1
@@ -135,6 +153,12 @@ class Provider(ABC):
         """True when no network or API key is involved."""
         return False
 
+    @property
+    def answer_parameters(self) -> dict[str, Any]:
+        """What this provider sends with every request that shapes the answers (the target
+        model's reasoning effort); part of the response-cache key."""
+        return {}
+
     @abstractmethod
     def complete(self, request: CompletionRequest) -> Completion:
         """Return a completion, or raise :class:`ProviderError`."""
@@ -156,6 +180,7 @@ def usage_of(completion: Completion) -> Usage:
         retries=max(completion.attempts - 1, 0),
         prompt_tokens=completion.prompt_tokens,
         completion_tokens=completion.completion_tokens,
+        reasoning_tokens=completion.reasoning_tokens,
         cost_usd=completion.cost_usd,
         latency_s=completion.latency_s,
     )

@@ -17,10 +17,13 @@ class ResponseCache(Protocol):
     def cache_put(self, key: str, model: str, completion: dict[str, Any]) -> None: ...
 
 
-def cache_key(model: str, request: CompletionRequest, namespace: str, api_base: str | None) -> str:
+def cache_key(model: str, request: CompletionRequest, namespace: str, api_base: str | None,
+              parameters: dict[str, Any] | None = None) -> str:
     """A stable key over everything that shapes the answer: model, messages, parameters,
-    prompt version (``cache_tag``), endpoint, the namespace (the run id) and the sample index
-    (left out for sample 0, so the keys of a run asking once per task stay as they were)."""
+    prompt version (``cache_tag``), endpoint, the namespace (the run id), the sample index, the
+    answer schema and the provider's own ``parameters`` (:attr:`Provider.answer_parameters`);
+    the last three are left out when unset, so the keys of requests without them stay as
+    they were."""
     payload = {
         "namespace": namespace,
         "model": model,
@@ -35,6 +38,10 @@ def cache_key(model: str, request: CompletionRequest, namespace: str, api_base: 
     }
     if request.sample:
         payload["sample"] = request.sample
+    if request.answer_schema is not None:
+        payload["answer_schema"] = request.answer_schema.model_dump()
+    if parameters:
+        payload["parameters"] = parameters
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -60,7 +67,8 @@ class CachedProvider(Provider):
         return self.inner.offline
 
     def _lookup(self, request: CompletionRequest) -> tuple[str, Completion | None]:
-        key = cache_key(self.model, request, self._namespace, self._api_base)
+        key = cache_key(self.model, request, self._namespace, self._api_base,
+                        self.inner.answer_parameters)
         hit = self._cache.cache_get(key)
         if hit is None:
             return key, None

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from ..models import DEFAULT_CONCURRENCY, FAKE_PREFIX
+from ..models import DEFAULT_CONCURRENCY, FAKE_PREFIX, ReasoningEffort
 from ._base import (
     Completion,
     CompletionRequest,
@@ -20,8 +20,15 @@ from ._base import (
     ProviderError,
 )
 from ._env import import_litellm
+from ._params import ModelParameters
 from ._retry import HARD_TIMEOUT_GRACE_S, RetryPolicy, Sleep, call_with_retries
-from ._usage import response_cost, response_text, response_vectors, token_counts
+from ._usage import (
+    reasoning_token_count,
+    response_cost,
+    response_text,
+    response_vectors,
+    token_counts,
+)
 from .fake import register_fake_provider
 
 # The OpenAI SDK refuses to start without a key, even for a keyless local server.
@@ -37,23 +44,42 @@ class LiteLLMProvider(Provider):
     slot), and a rate limit pauses every call of this model.
     ``fake/<name>`` models are served in-process by :mod:`pytest_req2rank.providers.fake`.
     litellm is imported on the first call, not before.
+
+    ``reasoning_effort`` is sent with every request of this provider (the target model's
+    ``--r2r-reasoning-effort``); what else is sent follows the model (:class:`ModelParameters`).
     """
 
     def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                 policy: RetryPolicy | None = None, sleep: Sleep | None = None) -> None:
+                 policy: RetryPolicy | None = None, sleep: Sleep | None = None,
+                 reasoning_effort: ReasoningEffort | None = None) -> None:
         if concurrency < 1:
             raise ProviderConfigError(f"concurrency must be at least 1, got {concurrency}")
         self.model = model
         self.api_base = api_base
         self.concurrency = concurrency
         self.policy = policy or RetryPolicy()
+        self.reasoning_effort: ReasoningEffort | None = reasoning_effort
         self._sleep: Sleep | None = sleep
         self._litellm: ModuleType | None = None
+        self._parameters: ModelParameters | None = None
         self._ready_lock = threading.Lock()
 
+    @property
+    def answer_parameters(self) -> dict[str, Any]:
+        return {"reasoning_effort": self.reasoning_effort} if self.reasoning_effort else {}
+
     def validate(self) -> None:
-        """Import litellm and check that it can route this model; raise ProviderConfigError if not."""
+        """Import litellm and check that it can route this model, and that the model takes the
+        reasoning effort asked for; raise ProviderConfigError if not."""
         self._ensure_ready()
+        self.parameters.check_reasoning_effort()
+
+    @property
+    def parameters(self) -> ModelParameters:
+        """What this model takes (output limit, temperature, reasoning effort, JSON Schema)."""
+        self._ensure_ready()
+        assert self._parameters is not None
+        return self._parameters
 
     def _ensure_ready(self) -> ModuleType:
         with self._ready_lock:
@@ -69,6 +95,8 @@ class LiteLLMProvider(Provider):
                     "gpt-4o, anthropic/<model>, gemini/<model>, azure/<deployment>, "
                     "ollama_chat/<model>, hosted_vllm/<model>, or openai/<model> with --r2r-api-base"
                 ) from exc
+            self._parameters = ModelParameters(litellm, self.model, api_base=self.api_base,
+                                               reasoning_effort=self.reasoning_effort)
             self._litellm = litellm
             return litellm
 
@@ -78,23 +106,39 @@ class LiteLLMProvider(Provider):
             register_fake_provider()
 
     def request_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
-        """The keyword arguments passed to ``litellm.acompletion`` for ``request``."""
+        """The keyword arguments passed to ``litellm.acompletion`` for ``request``.
+
+        LiteLLM renames them for the provider (``max_tokens`` is sent as
+        ``max_completion_tokens`` to OpenAI's reasoning models). A temperature the model
+        refuses is left out; the output budget gets the model's thinking budget on top when it
+        reasons, capped at its maximum output tokens; an answer schema becomes structured
+        output where the model enforces one, JSON mode elsewhere. ``drop_params`` stays on for
+        parameters a provider ignores (``seed`` for Anthropic, for one).
+        """
+        parameters = self.parameters
+        parameters.check_reasoning_effort()
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [message.model_dump() for message in request.messages],
-            "temperature": request.temperature,
             "timeout": request.timeout_s,
             "drop_params": True,
             # Retries happen in exactly one place: RetryPolicy.
             "max_retries": 0,
             "num_retries": 0,
         }
+        if parameters.takes_temperature(request.temperature):
+            kwargs["temperature"] = request.temperature
         if request.max_tokens is not None:
-            kwargs["max_tokens"] = request.max_tokens
+            kwargs["max_tokens"] = parameters.budget(request.max_tokens).sent
         if request.seed is not None:
             kwargs["seed"] = request.seed
-        if request.json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
+        response_format = parameters.response_format(request)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        if self.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = self.reasoning_effort
+            if parameters.custom:  # LiteLLM passes a custom handler only what it lists
+                kwargs["allowed_openai_params"] = ["reasoning_effort"]
         if self.api_base is not None:
             kwargs["api_base"] = self.api_base
             if self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
@@ -140,6 +184,7 @@ class LiteLLMProvider(Provider):
             model=self.model,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            reasoning_tokens=reasoning_token_count(response),
             cost_usd=response_cost(litellm, response, self.model),
             latency_s=latency,
             attempts=done.attempts,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..models import DEFAULT_CONCURRENCY, ModelSpec
+from ..models import DEFAULT_CONCURRENCY, ModelSpec, ReasoningEffort
 from ._base import Provider, ProviderConfigError
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
 from ._samples import SamplesProvider
-from .fake import check_scripted
+from .fake import check_scripted, declares_info
 
 
 def model_spec(model: ModelSpec | str) -> ModelSpec:
@@ -41,31 +41,52 @@ def load_offline(model: ModelSpec | str, *, task_ids: Iterable[str] | None = Non
 
 def resolve_provider(
     model: ModelSpec | str, *, api_base: str | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY
+    concurrency: int = DEFAULT_CONCURRENCY, reasoning_effort: ReasoningEffort | None = None,
 ) -> Provider:
-    """The provider for ``model``: ``r2r/…`` offline built-ins, else the LiteLLM adapter.
+    """The provider for ``model``: ``r2r/…`` offline built-ins, else the LiteLLM adapter,
+    sending ``reasoning_effort`` with every request (built-ins ignore it).
 
     Building a LiteLLM provider does not import litellm; its first call does.
     """
     spec = model_spec(model)
     if spec.is_builtin:
         return load_offline(spec)
-    return LiteLLMProvider(spec.text, api_base=api_base, concurrency=concurrency)
+    return LiteLLMProvider(spec.text, api_base=api_base, concurrency=concurrency,
+                           reasoning_effort=reasoning_effort)
 
 
 def check_model(model: ModelSpec | str, *, api_base: str | None = None,
-                task_ids: Iterable[str] | None = None) -> None:
+                task_ids: Iterable[str] | None = None,
+                reasoning_effort: ReasoningEffort | None = None) -> None:
     """Check, before any call, that ``model`` can answer; raise a ConfigurationError
     (ProviderConfigError, or FakeScriptError for a ``fake/`` model) saying why not.
 
     A built-in is loaded (a samples file read, and checked to cover ``task_ids``); a
-    ``fake/`` model must be in the fake script (litellm is not imported for it); any other
-    model must be one LiteLLM can route, which imports litellm (seconds of CPU).
+    ``fake/`` model must be in the fake script (litellm is not imported for it unless a
+    ``reasoning_effort`` is asked); any other model must be one LiteLLM can route and that
+    takes the ``reasoning_effort``, which imports litellm (seconds of CPU).
     """
     spec = model_spec(model)
     if spec.is_builtin:
         load_offline(spec, task_ids=task_ids)
-    elif spec.kind == "fake":
+        return
+    if spec.kind == "fake":
         check_scripted(spec.fake_name)
-    else:
-        LiteLLMProvider(spec.text, api_base=api_base).validate()
+        if reasoning_effort is None:
+            return
+    LiteLLMProvider(spec.text, api_base=api_base, reasoning_effort=reasoning_effort).validate()
+
+
+def parameter_notes(model: ModelSpec | str, *, budgets: Iterable[int], temperature: float,
+                    api_base: str | None = None,
+                    reasoning_effort: ReasoningEffort | None = None) -> list[str]:
+    """What a run's header says about the parameters ``model`` is sent for answers of
+    ``budgets`` tokens at ``temperature`` (see :meth:`ModelParameters.notes`); nothing for a
+    built-in, nor for a ``fake/`` model without effort or scripted model information (whose
+    parameters go as asked; litellm is not imported for them)."""
+    spec = model_spec(model)
+    if spec.is_builtin or (spec.kind == "fake" and reasoning_effort is None
+                           and not declares_info(spec.fake_name)):
+        return []
+    provider = LiteLLMProvider(spec.text, api_base=api_base, reasoning_effort=reasoning_effort)
+    return provider.parameters.notes(set(budgets), temperature)

@@ -44,6 +44,17 @@ def token_counts(response: Any) -> tuple[int | None, int | None]:
     return prompt, completion
 
 
+def reasoning_token_count(response: Any) -> int | None:
+    """The completion tokens spent reasoning (``usage.completion_tokens_details
+    .reasoning_tokens``, where LiteLLM puts every provider's count); ``None`` when not reported.
+    They are part of ``completion_tokens`` and of the cost LiteLLM computes."""
+    usage = getattr(response, "usage", None)
+    details = getattr(usage, "completion_tokens_details", None)
+    if isinstance(details, dict):
+        return _count(details.get("reasoning_tokens"))
+    return _count(getattr(details, "reasoning_tokens", None))
+
+
 def _count(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value

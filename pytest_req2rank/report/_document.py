@@ -56,6 +56,9 @@ class Totals(BaseModel):
     calls: int = 0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reasoning_tokens: int | None = Field(
+        default=None, description="The part of completion_tokens spent reasoning, where the "
+        "provider reported it")
     cost_usd: float | None = None
 
 
@@ -68,6 +71,10 @@ class JudgeReport(BaseModel):
     items: int = Field(description="Items put before this judge")
     scored: int = Field(description="Verdicts that counted")
     invalid_answers: int = Field(description="Answers dropped as invalid (after the JSON fallback)")
+    invalid_answer_rate: float | None = Field(
+        default=None, description="The share of this judge's answers that could not be read: "
+        "invalid_answers / (scored + invalid_answers); None when no answer came (every call "
+        "failed), or in results written before it was recorded")
     failures: int = Field(description="Verdicts dropped for another reason (provider errors)")
     mean_overall: float | None = Field(description="Mean of this judge's own overall scores")
     mean_latency_s: float | None

@@ -83,11 +83,13 @@ def _per_judge(items: Sequence[ItemResult]) -> list[JudgeReport]:
         valid = [v for v in given if v.valid]
         invalid = sum(1 for v in given if v.error and v.error.startswith(INVALID_ANSWER))
         usage = sum((v.usage for v in given), Usage())
+        answered = len(valid) + invalid
         reports.append(JudgeReport(
             judge=judge,
             items=len(given),
             scored=len(valid),
             invalid_answers=invalid,
+            invalid_answer_rate=round(invalid / answered, 4) if answered else None,
             failures=len(given) - len(valid) - invalid,
             mean_overall=round_half_up(fmean(v.overall for v in valid if v.overall is not None), 2)
             if valid else None,
@@ -136,4 +138,5 @@ def _low_agreement_counts(items: Sequence[ItemResult]) -> dict[str, int]:
 def totals_of(usage: Usage) -> Totals:
     """A usage as the summary's totals."""
     return Totals(calls=usage.calls, prompt_tokens=usage.prompt_tokens,
-                  completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd)
+                  completion_tokens=usage.completion_tokens,
+                  reasoning_tokens=usage.reasoning_tokens, cost_usd=usage.cost_usd)

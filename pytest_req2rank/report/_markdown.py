@@ -90,13 +90,23 @@ def _model_info(doc: ResultsDocument) -> str:
         f"- Suite: {_code(run.suite)} ({summary.items_total} of {summary.items_planned} items "
         f"finished)",
         f"- Protocol: {protocol}",
-        f"- Judges: {', '.join(_code(j) for j in run.judges) or 'none'}",
+        f"- Judges: {_judges(doc)}",
         f"- Run: {_code(run.id)}, seed {run.seed}",
         f"- Sandbox: isolation {run.isolation or 'unknown'} ({_text(run.sandbox)})",
         f"- Date: {run.started_at} to {run.finished_at} ({summary.wall_time_s:.1f} s)",
         f"- req2rank {run.plugin_version}",
     ]
     return "## Model\n\n" + "\n".join(lines)
+
+
+def _judges(doc: ResultsDocument) -> str:
+    """The panel, each LLM judge with the share of its answers that could not be read."""
+    judging = doc.summary.judging
+    rates = {r.judge: r.invalid_answer_rate for r in judging.per_judge} if judging else {}
+    named = [_code(judge) + (f" ({_pct(rates[judge])} unreadable answers)"
+                             if rates.get(judge) is not None and not judge.startswith("r2r/")
+                             else "") for judge in doc.run.judges]
+    return ", ".join(named) or "none"
 
 
 def _score(summary: RunSummary) -> str:

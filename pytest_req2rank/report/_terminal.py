@@ -166,13 +166,15 @@ def _judging_lines(summary: RunSummary, judging: JudgingSummary) -> list[str]:
         ci = judging.mean_item_ci95
         lines.append(f"panel spread (mean of the items' CI95 over their judges): {ci.low:.1f}-{ci.high:.1f}")
     width = max(len("judge"), *(len(r.judge) for r in judging.per_judge))
-    lines.append(f"  {'judge':<{width}}  items  scored  invalid  failed   mean  latency")
+    lines.append(f"  {'judge':<{width}}  items  scored  invalid  unreadable  failed   mean  "
+                 "latency")
     for r in judging.per_judge:
         mean = "n/a" if r.mean_overall is None else f"{r.mean_overall:.1f}"
         flag = "  (self-judging)" if r.self_judging else ""
         lines.append(
             f"  {r.judge:<{width}}  {r.items:>5}  {r.scored:>6}  {r.invalid_answers:>7}  "
-            f"{r.failures:>6}  {mean:>5}  {_secs(r.mean_latency_s):>7}{flag}"
+            f"{_pct(r.invalid_answer_rate):>10}  {r.failures:>6}  {mean:>5}  "
+            f"{_secs(r.mean_latency_s):>7}{flag}"
         )
     return lines
 
@@ -191,8 +193,10 @@ def _usage_lines(summary: RunSummary) -> list[str]:
 
 
 def _totals(totals: Totals) -> str:
+    reasoning = (f" ({totals.reasoning_tokens} reasoning)" if totals.reasoning_tokens else "")
     return (f"{totals.calls} | prompt tokens {_int(totals.prompt_tokens)} | "
-            f"completion tokens {_int(totals.completion_tokens)} | cost {_usd(totals.cost_usd)}")
+            f"completion tokens {_int(totals.completion_tokens)}{reasoning} | "
+            f"cost {_usd(totals.cost_usd)}")
 
 
 def baseline_lines(baseline: BaselineReport) -> list[str]:

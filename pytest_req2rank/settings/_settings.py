@@ -22,11 +22,13 @@ from ..models import (
     DEFAULT_CONCURRENCY,
     DEFAULT_EXECUTION_WEIGHT,
     DOMAINS,
+    REASONING_EFFORTS,
     REFERENCE_MODEL,
     SKILLS,
     STATIC_JUDGE,
     SUITE_NAMES,
     ModelSpec,
+    ReasoningEffort,
     SandboxSpec,
     SuiteSpec,
     parse_judges,
@@ -73,6 +75,8 @@ class Settings(GenerationSettings):
     timeout: float = Field(default=120.0, gt=0)
     max_tokens: int = Field(default=2048, ge=1)
     temperature: float = Field(default=0.0, ge=0, le=2)
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None, description="Sent to the target model; None: not sent")
     samples_per_task: int = Field(default=1, ge=1, le=MAX_SAMPLES_PER_TASK)
     sandbox: SandboxSpec = SandboxSpec.parse("process")
     sandbox_timeout_ms: int = Field(default=5000, ge=100, le=3_600_000)
@@ -166,6 +170,13 @@ class Settings(GenerationSettings):
         return value
 
     @model_validator(mode="after")
+    def _check_reasoning_model(self) -> Settings:
+        if self.reasoning_effort is not None and self.model.is_builtin:
+            raise ValueError(f"reasoning_effort: {self.model} answers offline and takes no "
+                             "reasoning effort; pass --r2r-model=MODEL, or leave the option out")
+        return self
+
+    @model_validator(mode="after")
     def _check_nversion_run(self) -> Settings:
         if self.nversion is None:
             given = sorted(n for n in self.explicit if n.startswith("nv_") or n in (
@@ -220,6 +231,13 @@ class Settings(GenerationSettings):
         if value is not None and value.startswith("r2r/"):
             raise ValueError("the generator must be a LiteLLM model string (r2r/ models cannot write requirements)")
         return value
+
+    @field_validator("reasoning_effort", mode="before")
+    @classmethod
+    def _check_reasoning_effort(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() not in REASONING_EFFORTS:
+            raise ValueError(f"expected one of {', '.join(REASONING_EFFORTS)}, got {value!r}")
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("resume")
     @classmethod

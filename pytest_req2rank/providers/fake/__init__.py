@@ -31,14 +31,19 @@ with kind one of ``rate_limit``, ``timeout``, ``server_error``,
 ``service_unavailable``, ``connection``, ``auth``, ``bad_request``,
 ``not_found``, ``context_window``, ``content_policy``, raised as the real
 litellm exception. Optional keys: ``usage`` (token counts; without it usage is
-unknown), ``retry_after`` (seconds, sent as a Retry-After header with an
+unknown; ``reasoning_tokens`` among them are reported as a reasoning model's),
+``retry_after`` (seconds, sent as a Retry-After header with an
 error) and ``delay_s`` (hold the call that long, to simulate a slow model).
 ``prices`` registers ``fake/<name>`` in litellm's price map, so costs can be
-checked.
+checked; ``info`` its model information (``max_output_tokens``,
+``supports_reasoning``: it then takes a reasoning effort, ``supports_response_schema``:
+it is asked for structured output with a JSON Schema), e.g.
+``"info": {"thinker": {"max_output_tokens": 4096, "supports_reasoning": true}}``.
 
 Every call is kept in memory (:func:`fake_calls`) and appended as one JSON line
 to the file named by ``R2R_FAKE_LOG`` (:func:`read_fake_log`), with model,
-messages, temperature, max_tokens, seed, response_format, the rule and
+messages, temperature, max_tokens, max_completion_tokens, seed, response_format,
+reasoning_effort (``None`` when not sent), the rule and
 response used, ``outcome`` (``text``, an error kind or ``script_error``),
 ``in_flight`` (fake calls running in this process when it started) and pid.
 
@@ -58,13 +63,14 @@ from __future__ import annotations
 
 from ._register import register_fake_provider, reset_fake_state
 from ._script import LOG_ENV, SCRIPT_ENV, FakeScriptError, parse_script, write_fake_script
-from ._state import check_scripted, fake_calls, read_fake_log, set_fake_script
+from ._state import check_scripted, declares_info, fake_calls, read_fake_log, set_fake_script
 
 __all__ = [
     "LOG_ENV",
     "SCRIPT_ENV",
     "FakeScriptError",
     "check_scripted",
+    "declares_info",
     "fake_calls",
     "parse_script",
     "read_fake_log",

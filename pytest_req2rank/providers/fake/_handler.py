@@ -109,7 +109,8 @@ class _Call:
             "model": f"{PROVIDER}/{self.name}",
             "messages": self.messages,
             **{key: params.get(key) for key in
-               ("temperature", "max_tokens", "seed", "response_format")},
+               ("temperature", "max_tokens", "max_completion_tokens", "seed", "response_format",
+                "reasoning_effort")},
             "rule": None,
             "step": None,
         }
@@ -170,8 +171,7 @@ class _Call:
                          "message": {"role": "assistant", "content": step.text}}],
         }
         if step.usage is not None:
-            response["usage"] = {**step.usage.model_dump(), "total_tokens":
-                                 step.usage.prompt_tokens + step.usage.completion_tokens}
+            response["usage"] = step.usage.response_usage()
         return ModelResponse(**response)
 
 

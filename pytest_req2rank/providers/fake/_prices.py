@@ -1,4 +1,5 @@
-"""Scripted prices, registered in litellm's price map (and taken out again on reset)."""
+"""Scripted prices and model information, registered in litellm's model map (and taken out
+again on reset)."""
 
 from __future__ import annotations
 
@@ -16,19 +17,22 @@ _registered: str | None = None
 
 
 def ensure_prices(script: FakeScript) -> None:
-    """Register the script's prices as ``fake/<name>`` models, once per script."""
+    """Register the script's prices and model information as ``fake/<name>`` models, once per
+    script."""
     global _registered
     with _lock:
         if _registered == script.fingerprint:
             return
         litellm = import_litellm()
-        for name, price in script.prices.items():
+        for name in {**script.prices, **script.info}:
             key = f"{FAKE_PREFIX}{name}"
             if key not in _saved:
                 previous = litellm.model_cost.get(key)
                 _saved[key] = copy.deepcopy(previous) if previous is not None else None
+            price, info = script.prices.get(name), script.info.get(name)
             entry = {
-                **price.model_dump(),
+                **(price.model_dump() if price is not None else {}),
+                **(info.model_dump(exclude_none=True) if info is not None else {}),
                 "litellm_provider": "fake",
                 "mode": "chat",
                 # Stated so litellm does not warn that cache pricing defaults to 0.

@@ -7,9 +7,10 @@ import threading
 from typing import Any
 
 from .._env import import_litellm
-from ._prices import restore_prices
+from ._prices import ensure_prices, restore_prices
 from ._script import FAKE_PROVIDER as PROVIDER
-from ._state import STATE
+from ._script import FakeScriptError
+from ._state import STATE, current_script
 
 _lock = threading.Lock()
 _handler: Any = None
@@ -28,14 +29,18 @@ def register_fake_provider() -> None:
         if _handler is None:
             _handler = FakeLLM()
         current = list(litellm.custom_provider_map)
-        if any(item.get("custom_handler") is _handler for item in current):
-            return
-        _displaced.extend(item for item in current if item.get("provider") == PROVIDER)
-        litellm.custom_provider_map = [
-            item for item in current if item.get("provider") != PROVIDER
-        ] + [{"provider": PROVIDER, "custom_handler": _handler}]
-        _added_to.update(attr for attr in _PROVIDER_LISTS if PROVIDER not in getattr(litellm, attr))
-        litellm.utils.custom_llm_setup()
+        if not any(item.get("custom_handler") is _handler for item in current):
+            _displaced.extend(item for item in current if item.get("provider") == PROVIDER)
+            litellm.custom_provider_map = [
+                item for item in current if item.get("provider") != PROVIDER
+            ] + [{"provider": PROVIDER, "custom_handler": _handler}]
+            _added_to.update(attr for attr in _PROVIDER_LISTS
+                             if PROVIDER not in getattr(litellm, attr))
+            litellm.utils.custom_llm_setup()
+    try:  # model information is read before the first call: register it now
+        ensure_prices(current_script())
+    except FakeScriptError:
+        pass  # no script yet: the first call says so
 
 
 def reset_fake_state() -> None:

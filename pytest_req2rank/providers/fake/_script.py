@@ -30,10 +30,29 @@ class FakeScriptError(ConfigurationError, ValueError):
 
 
 class ScriptedUsage(BaseModel):
+    """Token counts of a response; ``reasoning_tokens`` (part of ``completion_tokens``) are
+    reported as ``usage.completion_tokens_details.reasoning_tokens``, as reasoning models do."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     prompt_tokens: int = Field(ge=0)
     completion_tokens: int = Field(ge=0)
+    reasoning_tokens: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _reasoning_within_completion(self) -> ScriptedUsage:
+        if self.reasoning_tokens is not None and self.reasoning_tokens > self.completion_tokens:
+            raise ValueError('"reasoning_tokens" are part of "completion_tokens": at most as many')
+        return self
+
+    def response_usage(self) -> dict[str, Any]:
+        """The ``usage`` of a chat completion response."""
+        usage: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens}
+        if self.reasoning_tokens is not None:
+            usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
+        return usage
 
 
 class Step(BaseModel):
@@ -95,15 +114,29 @@ class Price(BaseModel):
     output_cost_per_token: float = Field(ge=0)
 
 
+class ModelInfo(BaseModel):
+    """What LiteLLM's model information says of a fake model (registered with its price):
+    its maximum output tokens, whether it reasons (then it takes a reasoning effort), and
+    whether it enforces a JSON Schema on its answer."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    supports_reasoning: bool = False
+    supports_response_schema: bool = False
+
+
 class FakeScript(BaseModel):
-    """``models``: model name (``coder`` serves ``fake/coder``) → rules; ``prices``: name → Price."""
+    """``models``: model name (``coder`` serves ``fake/coder``) → rules; ``prices``: name → Price;
+    ``info``: name → ModelInfo."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     models: dict[str, tuple[Rule, ...]]
     prices: dict[str, Price] = Field(default_factory=dict)
+    info: dict[str, ModelInfo] = Field(default_factory=dict)
 
-    @field_validator("models", "prices", mode="before")
+    @field_validator("models", "prices", "info", mode="before")
     @classmethod
     def _bare_names(cls, value: Any) -> Any:
         if isinstance(value, Mapping):

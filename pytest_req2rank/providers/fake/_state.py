@@ -96,6 +96,14 @@ def check_scripted(name: str) -> None:
         )
 
 
+def declares_info(name: str) -> bool:
+    """Whether the fake script gives model ``fake/<name>`` model information (no script: no)."""
+    try:
+        return name in current_script().info
+    except FakeScriptError:
+        return False
+
+
 def next_step(script: FakeScript, name: str, rule: int) -> tuple[int, Step]:
     """The next response of a rule in this process; the last one repeats."""
     responses = script.models[name][rule].responses
