@@ -12,16 +12,18 @@ from ..models import STATIC_JUDGE, JudgeVerdict, PanelResult
 from ._answer import InvalidAnswer, judge_answer_schema, parse_judge_answer
 from ._approach import (
     APPROACH_PROMPT_VERSION,
+    APPROACH_SCHEMA_FILE,
     ApproachJudge,
     ApproachVerdict,
     approach_messages,
+    approach_request_schema,
     parse_approach_answer,
 )
 from ._case import Judge, JudgeCase, guidance_text
 from ._evidence import execution_ratio
 from ._family import family, same_family
 from ._item import judge_result
-from ._llm import LLMJudge
+from ._llm import LLMJudge, judge_request_schema
 from ._panel import PanelConfig, aggregate_verdicts, blend, judge_item
 from ._prompt import JUDGE_PROMPT_VERSION, judge_messages
 from ._roster import build_judges
@@ -29,6 +31,7 @@ from ._static import StaticJudge
 
 __all__ = [
     "APPROACH_PROMPT_VERSION",
+    "APPROACH_SCHEMA_FILE",
     "JUDGE_PROMPT_VERSION",
     "STATIC_JUDGE",
     "ApproachJudge",
@@ -43,6 +46,7 @@ __all__ = [
     "StaticJudge",
     "aggregate_verdicts",
     "approach_messages",
+    "approach_request_schema",
     "blend",
     "build_judges",
     "execution_ratio",
@@ -51,6 +55,7 @@ __all__ = [
     "judge_answer_schema",
     "judge_item",
     "judge_messages",
+    "judge_request_schema",
     "judge_result",
     "parse_approach_answer",
     "parse_judge_answer",

@@ -24,7 +24,7 @@ def cache_key(model: str, request: CompletionRequest, namespace: str, api_base: 
     answer schema and the provider's own ``parameters`` (:attr:`Provider.answer_parameters`);
     the last three are left out when unset, so the keys of requests without them stay as
     they were."""
-    payload = {
+    payload: dict[str, Any] = {
         "namespace": namespace,
         "model": model,
         "api_base": api_base,

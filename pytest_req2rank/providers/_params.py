@@ -189,11 +189,12 @@ class ModelParameters:
         Studio, llamafile), which constrains decoding to a schema and for which LiteLLM has no
         model information (LM Studio even refuses JSON mode)."""
         try:
-            if self._litellm.supports_response_schema(model=self.name,
-                                                      custom_llm_provider=self.provider):
-                return True
+            supported = self._litellm.supports_response_schema(
+                model=self.name, custom_llm_provider=self.provider)
         except Exception:  # noqa: BLE001 - an unknown model: decided below
-            pass
+            supported = False
+        if supported:
+            return True
         if self.provider in SELF_HOSTED_PROVIDERS:
             return True
         return self.provider == "openai" and self.api_base is not None and not self.info

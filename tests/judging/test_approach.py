@@ -14,6 +14,7 @@ from pytest_req2rank.judging import (
     ApproachJudge,
     InvalidAnswer,
     approach_messages,
+    approach_request_schema,
     parse_approach_answer,
 )
 from pytest_req2rank.providers import LiteLLMProvider
@@ -91,3 +92,15 @@ def test_a_rate_limit_is_retried_and_timeouts_are_a_failed_call(approach_judge: 
     assert timed_out.same is None and timed_out.failure == "call_failed"
     assert timed_out.error is not None and timed_out.error.startswith("timeout:")
     assert timed_out.usage.calls == 2
+
+
+def test_structured_output_where_the_judge_enforces_a_schema(approach_judge: Any) -> None:
+    approach_judge([{"text": "unused"}])  # the fixture's reset around this test
+    set_fake_script({"models": {"judge": [{"responses": [
+        {"text": json.dumps({"same_approach": True, "rationale": "both sum"})}]}]},
+        "info": {"judge": {"supports_response_schema": True}}})
+    verdict = ApproachJudge(LiteLLMProvider("fake/judge")).compare("Sum a list.", LOOP, BUILTIN)
+    assert verdict.same is True
+    assert fake_calls()[0]["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": "approach_answer", "schema": approach_request_schema().json_schema,
+        "strict": True}}

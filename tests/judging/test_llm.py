@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from importlib.resources import files
 
 import pytest
+from jsonschema import Draft202012Validator
 
-from pytest_req2rank.judging import JUDGE_PROMPT_VERSION, LLMJudge, judge_messages
+from pytest_req2rank.judging import (
+    APPROACH_SCHEMA_FILE,
+    JUDGE_PROMPT_VERSION,
+    LLMJudge,
+    approach_request_schema,
+    judge_answer_schema,
+    judge_messages,
+    judge_request_schema,
+)
 from pytest_req2rank.models import ExecutionResult, TestOutcome
-from pytest_req2rank.providers.fake import fake_calls
+from pytest_req2rank.providers import LiteLLMProvider, strict_mode_problems
+from pytest_req2rank.providers.fake import fake_calls, set_fake_script
 
 from .conftest import make_case, passing
 
@@ -161,3 +172,46 @@ def test_a_fatal_provider_error_drops_the_verdict(fake_judge: MakeJudge) -> None
     verdict = fake_judge([{"error": "auth"}]).judge(make_case())
     assert verdict.error is not None and verdict.error.startswith("api_error: AuthenticationError")
     assert len(fake_calls()) == 1
+
+
+@pytest.mark.usefixtures("fake_judge")  # its fake state, reset before and after
+def test_structured_output_with_the_answer_schema_where_the_judge_enforces_one() -> None:
+    """A judge whose model information says it enforces a JSON Schema is asked for the answer
+    schema in strict form; any other judge for JSON mode. Both answers are validated here."""
+    set_fake_script({
+        "models": {name: [{"responses": [{"text": ANSWER}]}] for name in ("strict", "loose")},
+        "info": {"strict": {"supports_response_schema": True}},
+    })
+    case = make_case()
+    for name in ("strict", "loose"):
+        verdict = LLMJudge(LiteLLMProvider(f"fake/{name}")).judge(case)
+        assert verdict.scores == {k: float(v) for k, v in SCORES.items()}
+    strict, loose = fake_calls()
+    assert strict["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": "judge_answer", "schema": judge_request_schema().json_schema, "strict": True}}
+    assert loose["response_format"] == {"type": "json_object"}
+
+
+def test_the_requested_schemas_meet_strict_mode_and_stay_within_the_validated_ones() -> None:
+    """OpenAI's strict mode: closed objects, every property required, no document metadata.
+    The shipped schemas are lenient (extra keys, optional rationale) and are not fit as they
+    are; the requested forms are, and every answer they admit the validation admits."""
+    for requested, lenient, valid in (
+        (judge_request_schema(), judge_answer_schema(),
+         {"scores": SCORES, "rationale": "fine"}),
+        (approach_request_schema(), json.loads(
+            (files("pytest_req2rank.judging") / APPROACH_SCHEMA_FILE).read_text("utf-8")),
+         {"same_approach": True, "rationale": "both loop"}),
+    ):
+        assert requested.strict and strict_mode_problems(requested.json_schema) == []
+        problems = strict_mode_problems(lenient)
+        assert "<root>: unsupported keyword(s) $id, $schema" in problems
+        assert any("every property must be required (rationale)" in p for p in problems)
+        strict_validator = Draft202012Validator(requested.json_schema)
+        lenient_validator = Draft202012Validator(lenient)
+        assert strict_validator.is_valid(valid) and lenient_validator.is_valid(valid)
+        extra = {**valid, "comment": "more"}
+        assert not strict_validator.is_valid(extra) and lenient_validator.is_valid(extra)
+        without_rationale = {k: v for k, v in valid.items() if k != "rationale"}
+        assert not strict_validator.is_valid(without_rationale)
+        assert lenient_validator.is_valid(without_rationale)

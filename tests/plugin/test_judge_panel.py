@@ -39,12 +39,13 @@ def bench(pytester: pytest.Pytester) -> pytest.Pytester:
 
 @pytest.fixture
 def judges(bench: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Judge a scores 80 everywhere, judge b 90, judge c never answers JSON; each call logged."""
+    """Judge a scores 80 everywhere, judge b 90, judge c never answers JSON; each call logged.
+    Judge a's model enforces a JSON Schema on its answers (structured output)."""
     script = {"models": {
         "judge-a": [{"responses": [{**_answer(80), "delay_s": 0.2}]}],
         "judge-b": [{"responses": [{**_answer(90), "delay_s": 0.2}]}],
         "judge-c": [{"responses": [{"text": "The code looks fine to me. 9/10."}]}],
-    }}
+    }, "info": {"judge-a": {"supports_response_schema": True}}}
     log = bench.path / "calls.jsonl"
     for name, value in write_fake_script(bench.path / "script.json", script, log_path=log).items():
         monkeypatch.setenv(name, value)
@@ -80,10 +81,10 @@ def test_three_judge_panel_end_to_end_then_resumed_without_asking_again(
         "krippendorff alpha: functionality -0.67 | quality -0.67 | logic -0.67 | security -0.67 | "
         "engineering -0.67",
         "panel spread (mean of the items' CI95 over their judges): 86.5-95.1",
-        "*judge *items  scored  invalid  failed   mean  latency",
-        f"  fake/judge-a  *{ROUNDS}  *{ROUNDS}  *0  *0   80.0*",
-        f"  fake/judge-b  *{ROUNDS}  *{ROUNDS}  *0  *0   90.0*",
-        f"  fake/judge-c  *{ROUNDS}  *0  *{ROUNDS}  *0    n/a*",
+        "*judge *items  scored  invalid  unreadable  failed   mean  latency",
+        f"  fake/judge-a  *{ROUNDS}  *{ROUNDS}  *0  *0.0%  *0   80.0*",
+        f"  fake/judge-b  *{ROUNDS}  *{ROUNDS}  *0  *0.0%  *0   90.0*",
+        f"  fake/judge-c  *{ROUNDS}  *0  *{ROUNDS}  *100.0%  *0    n/a*",
         f"  judges: {3 * ROUNDS} | prompt tokens {600 * ROUNDS} | completion tokens {80 * ROUNDS}*",
         f"warning: judge fake/judge-c was dropped on {ROUNDS} of {ROUNDS} items "
         f"({ROUNDS} invalid answers, 0 provider failures)",
@@ -103,11 +104,15 @@ def test_three_judge_panel_end_to_end_then_resumed_without_asking_again(
         # judges' blended overalls 87.7 and 93.85: 90.775 +- 1.96 x 3.075 / sqrt(2)
         assert item.panel.ci95 == pytest.approx((86.5, 95.1), abs=0.05)
         assert item.score == 90.8
-    # every judge was asked once per item, at temperature 0 with the run seed, in JSON mode
+    assert [r.invalid_answer_rate for r in summary.judging.per_judge] == [0.0, 0.0, 1.0]
+    # every judge was asked once per item, at temperature 0 with the run seed, with the answer
+    # schema where its model enforces one, in JSON mode elsewhere
     calls = read_fake_log(judges)
     assert _calls(judges) == {f"fake/judge-{x}": ROUNDS for x in "abc"}
     assert {(c["temperature"], c["seed"]) for c in calls} == {(0.0, 11)}
-    assert all(c["response_format"] == {"type": "json_object"} for c in calls)
+    assert {c["model"]: c["response_format"]["type"] for c in calls} == {
+        "fake/judge-a": "json_schema", "fake/judge-b": "json_object",
+        "fake/judge-c": "json_object"}
 
     # resumed, under xdist too: every verdict comes from the store, no judge is asked again
     (run_id,) = run_ids(bench.path / "store.db")

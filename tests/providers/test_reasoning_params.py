@@ -120,8 +120,8 @@ def test_a_budget_never_exceeds_the_models_maximum(ask: Ask) -> None:
 
 @pytest.mark.parametrize(("model", "effort", "why"), [
     ("gpt-4o", "low", "openai does not support parameters: ['reasoning_effort']"),
-    ("gemini/gemini-2.0-flash", "high", "gemini does not support parameters: "
-                                         "['reasoning_effort']"),
+    ("gemini/gemini-2.0-flash", "high", ("gemini does not support parameters: "
+                                         "['reasoning_effort']")),
     ("gpt-5", "xhigh", "reasoning_effort=xhigh is not supported for this model"),
     ("gemini/gemini-2.5-pro", "max", "Invalid reasoning effort: max"),
 ])
@@ -182,7 +182,7 @@ class _OpenAIStandIn:
         bodies = self.bodies
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 bodies.append(body)
                 answer = json.dumps({

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from judging.conftest import CLEAN, StubJudge, flat
 
 from pytest_req2rank.judging import PanelConfig, judge_result
 from pytest_req2rank.models import ItemResult, TestOutcome, Usage
-from pytest_req2rank.report import build_summary
+from pytest_req2rank.report import (
+    ResultsDocument,
+    RunInfo,
+    build_summary,
+    render_markdown,
+    render_summary,
+)
 from pytest_req2rank.report._judging import judging_summary
 
 DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")
@@ -66,3 +74,36 @@ def test_a_judged_static_run_gets_a_bootstrap_interval_and_role_totals() -> None
     assert summary.totals_by_role["judges"].calls == 0
     assert summary.judging is not None and summary.judging.sigma is None
     assert summary.agreement is None
+
+
+def test_each_judges_unreadable_answer_rate_over_the_answers_it_gave() -> None:
+    """Unreadable answers over answers received (scored + invalid): a failed call is no
+    answer, and a judge that never answered has no rate."""
+    items = [
+        _item("a", StubJudge("x", flat(70)), StubJudge("y", error="invalid answer: not JSON"),
+              StubJudge("z", error="api_error: gave up")),
+        _item("b", StubJudge("x", flat(70)), StubJudge("y", flat(60)),
+              StubJudge("z", error="api_error: gave up")),
+        _item("c", StubJudge("x", error="api_error: gave up"), StubJudge("y", flat(60)),
+              StubJudge("z", error="timeout: twice")),
+    ]
+    summary, _ = judging_summary(items)
+    assert summary is not None
+    rates = {r.judge: (r.invalid_answers, r.failures, r.invalid_answer_rate)
+             for r in summary.per_judge}
+    assert rates == {"x": (0, 1, 0.0), "y": (1, 0, 0.3333), "z": (0, 3, None)}
+    document = ResultsDocument(
+        run=RunInfo(id="r1", seed=1, model="fake/coder", suite="dynamic", judges=["x", "y", "z"],
+                    sandbox="process", plugin_version="0", started_at="t0", finished_at="t1"),
+        summary=build_summary(items, planned=3, wall_time_s=1.0, seed=1), items=items)
+    paths = SimpleNamespace(results="r.json", qa_log="qa.jsonl", store="s.db")
+    lines = render_summary(document, paths)  # type: ignore[arg-type]
+    header = next(line for line in lines if "unreadable" in line)
+    assert header.split() == ["judge", "items", "scored", "invalid", "unreadable", "failed",
+                              "mean", "latency"]
+    rows = {line.split()[0]: line.split()[1:6] for line in lines
+            if line.startswith("  ") and line.split()[0] in "xyz"}
+    assert rows == {"x": ["3", "2", "0", "0.0%", "1"], "y": ["3", "2", "1", "33.3%", "0"],
+                    "z": ["3", "0", "0", "n/a", "3"]}
+    assert "- Judges: `x` (0.0% unreadable answers), `y` (33.3% unreadable answers), `z`" in (
+        render_markdown(document).splitlines())
