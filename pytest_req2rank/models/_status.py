@@ -10,10 +10,12 @@ Status = Literal[
     "syntax_error",
     "runtime_error",
     "timeout",
+    "truncated",
     "api_error",
     "sandbox_error",
 ]
-"""Final status of an item (ARCHITECTURE.md, Metrics 3.1)."""
+"""Final status of an item (ARCHITECTURE.md, Metrics 3.1). ``truncated``: the answer was cut
+by the token limit before its code was complete (an item status, never a test's)."""
 
 TestStatus = Literal["success", "wrong_answer", "syntax_error", "runtime_error", "timeout"]
 """Outcome of one test case; the model's own doing only."""

@@ -21,7 +21,13 @@ from ._base import (
 )
 from ._env import import_litellm
 from ._retry import HARD_TIMEOUT_GRACE_S, RetryPolicy, Sleep, call_with_retries
-from ._usage import response_cost, response_text, response_vectors, token_counts
+from ._usage import (
+    response_cost,
+    response_reasoning,
+    response_text,
+    response_vectors,
+    token_counts,
+)
 from .fake import register_fake_provider
 
 # The OpenAI SDK refuses to start without a key, even for a keyless local server.
@@ -137,6 +143,7 @@ class LiteLLMProvider(Provider):
         choices = getattr(response, "choices", None) or []
         return Completion(
             text=response_text(response),
+            reasoning=response_reasoning(response),
             model=self.model,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
