@@ -63,15 +63,13 @@ def unreadable(completion: Completion, extracted: ExtractedCode | None,
     """The status and reason of an answer that cannot be graded, or ``None``."""
     if completion.cut:
         if completion.reasoning_unfinished and extracted is None:
-            return "truncated", ("truncated: the answer ended inside its reasoning, before any "
-                                 "final answer")
+            return "truncated", "the answer ended inside its reasoning, before any final answer"
         if extracted is None:
-            return "truncated", ("truncated: the answer was cut by the token limit before any "
-                                 "code")
+            return "truncated", "the answer was cut by the token limit before any code"
         error = compile_error(program or {})
         if error is not None:
-            return "truncated", ("truncated: the answer was cut by the token limit and its code "
-                                 f"does not compile ({error})")
+            return "truncated", ("the answer was cut by the token limit and its code does not "
+                                 f"compile ({error})")
         return None
     if extracted is None:
         said = refusal(completion.text)
