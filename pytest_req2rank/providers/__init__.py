@@ -26,6 +26,7 @@ from ._cache import CachedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
+from ._reasoning import SplitAnswer, split_reasoning
 from ._reference import ReferenceProvider
 from ._resolve import check_model, load_offline, resolve_provider
 from ._retry import RetryPolicy
@@ -48,6 +49,7 @@ __all__ = [
     "ReferenceProvider",
     "RetryPolicy",
     "SamplesProvider",
+    "SplitAnswer",
     "apply_offline_defaults",
     "calls_in_flight",
     "calls_refused",
@@ -55,6 +57,7 @@ __all__ = [
     "load_offline",
     "load_samples",
     "resolve_provider",
+    "split_reasoning",
     "usage_of",
 ]
 

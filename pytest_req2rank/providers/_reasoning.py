@@ -50,7 +50,7 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     (r"<\|channel>(?:thought\b)?", r"<channel\|>"),
 )
 # A tag inside a string literal of the answer's code is not a marker.
-_QUOTES = "\"'`"
+_QUOTES = "\"'"
 _MARKERS = [
     (re.compile(opening, re.IGNORECASE), re.compile(closing, re.IGNORECASE))
     for opening, closing in _PAIRS
