@@ -91,3 +91,10 @@ def test_a_rate_limit_is_retried_and_timeouts_are_a_failed_call(approach_judge: 
     assert timed_out.same is None and timed_out.failure == "call_failed"
     assert timed_out.error is not None and timed_out.error.startswith("timeout:")
     assert timed_out.usage.calls == 2
+
+
+def test_a_reasoning_approach_judge_is_read_from_its_final_answer(approach_judge: Any) -> None:
+    judge = approach_judge([{"text": '<think>\nMaybe {"same_approach": true}? The second uses '
+                                     'sum().\n</think>\n{"same_approach": false}'}])
+    verdict = judge.compare("Sum a list.", LOOP, BUILTIN)
+    assert verdict.same is False and verdict.raw == '{"same_approach": false}'

@@ -161,3 +161,16 @@ def test_a_fatal_provider_error_drops_the_verdict(fake_judge: MakeJudge) -> None
     verdict = fake_judge([{"error": "auth"}]).judge(make_case())
     assert verdict.error is not None and verdict.error.startswith("api_error: AuthenticationError")
     assert len(fake_calls()) == 1
+
+
+def test_a_reasoning_judge_is_read_from_its_final_answer_not_its_reasoning(
+        fake_judge: MakeJudge) -> None:
+    decoy = json.dumps({"scores": dict.fromkeys(SCORES, 5), "rationale": "first thought"})
+    judge = fake_judge([{"text": f"<think>\nDraft: {decoy}\nNo, reconsider.\n</think>\n\n{ANSWER}"}])
+    verdict = judge.judge(make_case(ratio=1.0, execution=passing("adds")))
+    assert verdict.error is None and verdict.raw == ANSWER
+    assert verdict.scores == {k: float(v) for k, v in SCORES.items()}
+    cut = fake_judge([{"text": f"<think>\nDraft: {decoy}\nNow the secur", "finish_reason": "length"}],
+                     name="cut")
+    assert cut.judge(make_case()).error == "invalid answer: not JSON: no JSON object, fenced " \
+        "```json block or embedded {...} found"
