@@ -6,7 +6,7 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,7 +16,7 @@ from ..models import IsolationLevel, ItemResult, Status
 from ._nversion import NVersionSummary
 from ._samples import QaSamples
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION: Final = 3
 """3: the status ``truncated`` (and its ``truncated_rate``), items' ``reasoning`` and
 ``raw_response``; a version-2 document is a version-3 one without them.
 2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
