@@ -20,7 +20,10 @@ CODE_TAGS = frozenset({"", "python", "py", "python3", "py3"})
 """Language tags of Python blocks (an untagged block counts as Python)."""
 
 _OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
-_PATH = r"[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z][A-Za-z0-9]*"
+_EXTENSIONS = ("py|pyi|txt|md|rst|json|jsonl|toml|ya?ml|cfg|ini|env|sql|csv|tsv|xml|html?|css|"
+               "js|ts|sh|j2|jinja2?|tmpl|lock")
+"""What a file name ends in (``collections.Counter`` in backticks names no file)."""
+_PATH = rf"[\w.\-]+(?:/[\w.\-]+)*\.(?:{_EXTENSIONS})(?![\w.\-])"
 _IS_PATH = re.compile(rf"\A{_PATH}\Z")
 _LABEL_PREFIX = re.compile(r"\A(?:file ?name|file|path)\s*[:=]\s*", re.IGNORECASE)
 _INFO_PATH = re.compile(rf"(?:title|file(?:name)?|path)\s*=\s*[\"']?({_PATH})[\"']?", re.IGNORECASE)
@@ -42,7 +45,7 @@ class Block:
 
     @property
     def python(self) -> bool:
-        return self.tag in CODE_TAGS or (self.label or "").endswith(".py")
+        return self.label.endswith(".py") if self.label else self.tag in CODE_TAGS
 
 
 def fenced_blocks(text: str) -> list[Block]:

@@ -7,7 +7,6 @@ out of it already (a draft in a ``<think>`` block is never code).
 
 from __future__ import annotations
 
-import ast
 import json
 import posixpath
 import re
@@ -16,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ._blocks import Block, fenced_blocks, safe_path
-from ._sanitize import defines, entry_program
+from ._sanitize import defines, entry_program, parses
 
 ENTRY_FILE = "solution.py"
 
@@ -66,17 +65,9 @@ def extract_code(
     program = _program(blocks, entry_point)
     if program is not None:
         return ExtractedCode(files={name: program}, method="fenced")
-    if assume_code or _parses(text) or (prompt is not None and _parses(prompt + text)):
+    if assume_code or parses(text) or (prompt is not None and parses(prompt + text)):
         return ExtractedCode(files={name: text}, method="raw")
     return None
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _json_files(text: str) -> dict[str, str] | None:
@@ -142,5 +133,5 @@ def _program(blocks: list[Block], entry_point: str | None) -> str | None:
         program = entry_program(bodies, entry_point)
         if program is not None:
             return program
-    parsing = [body for body in bodies if _parses(body)]
+    parsing = [body for body in bodies if parses(body)]
     return max(parsing or bodies, key=len)

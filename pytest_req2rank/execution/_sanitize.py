@@ -41,7 +41,7 @@ def entry_program(blocks: list[str], entry_point: str) -> str | None:
     if chosen is None:
         return None
     program = blocks[chosen]
-    if not _parses(program):
+    if not parses(program):
         return program
     pool = [d for k, block in enumerate(blocks) if k != chosen
             for d in _definitions(block, k, entry_point)]
@@ -76,7 +76,8 @@ def _chosen(blocks: list[str], entry_point: str) -> int | None:
     return found[-1] if found else None
 
 
-def _parses(code: str) -> bool:
+def parses(code: str) -> bool:
+    """True when ``code`` is Python that parses."""
     try:
         ast.parse(code)
     except (SyntaxError, ValueError):

@@ -254,3 +254,11 @@ def test_a_function_task_in_two_named_files_grades_the_one_defining_it() -> None
     assert code is not None and code.method == "named"
     assert set(code.files) == {"helpers.py", "solution.py"}
     assert "def f(x)" in code.files["solution.py"]
+
+
+def test_a_dotted_name_in_backticks_names_no_file() -> None:
+    answer = ("**calc.py**\n```python\nfrom collections import Counter\nX = Counter()\n```\n"
+              "It relies on `collections.Counter`:\n```python\nfrom calc import X\nprint(X)\n```\n")
+    code = extract_code(answer, file_name="calc.py")
+    assert code is not None and code.files == {
+        "calc.py": "from collections import Counter\nX = Counter()\n"}
