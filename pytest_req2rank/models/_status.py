@@ -21,6 +21,7 @@ TestStatus = Literal["success", "wrong_answer", "syntax_error", "runtime_error",
 """Outcome of one test case; the model's own doing only."""
 
 STATUSES: tuple[Status, ...] = get_args(Status)
-MODEL_STATUSES: tuple[TestStatus, ...] = get_args(TestStatus)
 INFRA_STATUSES: tuple[Status, ...] = ("api_error", "sandbox_error")
 """Statuses caused by infrastructure: reported, never counted against the model."""
+MODEL_STATUSES: tuple[Status, ...] = tuple(s for s in STATUSES if s not in INFRA_STATUSES)
+"""Statuses of the model's own doing: the test statuses and ``truncated``."""

@@ -62,10 +62,8 @@ _WRAPPERS: tuple[tuple[str, str], ...] = (
     ("<|begin_of_solution|>", "<|end_of_solution|>"),
     ("<|START_RESPONSE|>", "<|END_RESPONSE|>"),
 )
-_END_OF_TURN = re.compile(
-    r"(?:\s*(?:<\|im_end\|>|<\|endoftext\|>|<\|eot_id\|>|<\|end\|>|<\|return\|>|<turn\|>|"
-    r"<end_of_turn>|<eos>|</s>))+\s*\Z"
-)
+_END_OF_TURN = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end|>", "<|return|>", "<turn|>",
+                "<end_of_turn>", "<eos>", "</s>")
 _HARMONY = re.compile(
     r"(?:<\|start\|>[^<]*)?<\|channel\|>\s*(\w+)[^<]*?<\|message\|>(.*?)"
     r"(<\|end\|>|<\|return\|>|<\|call\|>)?(?=<\|start\|>|<\|channel\|>|\Z)",
@@ -174,8 +172,10 @@ def _joined(parts: list[str]) -> str:
 
 def _unwrapped(answer: str) -> str | None:
     """The answer without its answer tag and end-of-turn token; ``None`` when it has neither."""
-    found = _END_OF_TURN.search(answer)
-    text = answer[:found.start()] if found else answer
+    text = answer
+    while (ended := next((t for t in _END_OF_TURN if text.rstrip().endswith(t)), None)):
+        text = text.rstrip()[:-len(ended)]
+    found = text != answer
     stripped = text.strip()
     for opening, closing in _WRAPPERS:
         if stripped.lower().startswith(opening.lower()):
