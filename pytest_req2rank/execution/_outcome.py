@@ -43,10 +43,11 @@ def finish_answer(
                execution: ExecutionResult | None = None) -> ItemResult:
         return finish_item(result, t0, status=status, reason=reason, usage=usage_of(completion),
                            response=completion.text, reasoning=completion.reasoning,
-                           raw_response=completion.raw_text,
+                           raw_response=completion.raw_text, finish_reason=finish_reason,
                            code=extracted.files if extracted else None, execution=execution,
                            generation_s=generation_s)
 
+    finish_reason = "length" if completion.cut else completion.raw.get("finish_reason")
     problem = unreadable(completion, extracted,
                          None if extracted is None else program(extracted.files))
     if problem is not None or extracted is None:
@@ -75,7 +76,7 @@ def unreadable(completion: Completion, extracted: ExtractedCode | None,
         said = refusal(completion.text)
         if said is not None:
             return "syntax_error", ("format_error: the answer refuses the task and holds no "
-                                    f"code: {said!r}")
+                                    f'code: "{said}"')
         return "syntax_error", FORMAT_ERROR
     return None
 
@@ -90,6 +91,7 @@ def finish_item(
     response: str = "",
     reasoning: str = "",
     raw_response: str | None = None,
+    finish_reason: str | None = None,
     code: dict[str, str] | None = None,
     execution: ExecutionResult | None = None,
     generation_s: float | None = None,
@@ -104,6 +106,7 @@ def finish_item(
         "response": response,
         "reasoning": reasoning,
         "raw_response": raw_response,
+        "finish_reason": finish_reason,
         "code": code or {},
         "timings": Timings(
             generation_s=total_s if generation_s is None else generation_s,

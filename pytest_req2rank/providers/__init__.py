@@ -30,7 +30,7 @@ from ._reasoning import SplitAnswer, split_reasoning
 from ._reference import ReferenceProvider
 from ._resolve import check_model, load_offline, resolve_provider
 from ._retry import RetryPolicy
-from ._samples import SamplesProvider, load_samples
+from ._samples import Sample, SamplesProvider, load_samples
 
 __all__ = [
     "OFFLINE_DEFAULTS",
@@ -48,6 +48,7 @@ __all__ = [
     "ProviderError",
     "ReferenceProvider",
     "RetryPolicy",
+    "Sample",
     "SamplesProvider",
     "SplitAnswer",
     "apply_offline_defaults",

@@ -17,8 +17,8 @@ from ._nversion import NVersionSummary
 from ._samples import QaSamples
 
 SCHEMA_VERSION: Final = 3
-"""3: the status ``truncated`` (and its ``truncated_rate``), items' ``reasoning`` and
-``raw_response``; a version-2 document is a version-3 one without them.
+"""3: the status ``truncated`` (and its ``truncated_rate``), items' ``reasoning``,
+``raw_response`` and ``finish_reason``; a version-2 document is a version-3 one without them.
 2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
 not in the score); a version-1 document is a version-2 one without them."""
 SCHEMA_FILE = "results.schema.json"

@@ -122,6 +122,22 @@ def test_a_function_answer_is_graded_as_the_program_meant(shape: Shape, task_id:
         assert program.draft.strip() not in item.response
     if item.raw_response is not None:
         assert item.response in item.raw_response or item.response.strip() in item.raw_response
+    cut = shape.outcome in ("meant_cut", "truncated")
+    assert item.finish_reason == ("length" if cut else "stop")
+
+
+@pytest.mark.parametrize("shape", FUNCTION_SHAPES, ids=lambda shape: shape.name)
+def test_the_hubs_replay_of_the_recorded_answer_agrees(shape: Shape, tmp_path: Path,
+                                                       box: ProcessSandbox) -> None:
+    """The hub replays a run's answers from its results (``response`` and ``finish_reason``,
+    through ``r2r/samples``): every shape's item gets its status again."""
+    program = PROGRAMS["HumanEval/10"]
+    item = run_task(program.task, LiteLLMProvider(f"fake/{shape.name}"), box, OPTIONS)
+    path = tmp_path / "samples.jsonl"
+    path.write_text(json.dumps({"task_id": item.task_id, "completion": item.response,
+                                "finish_reason": item.finish_reason}) + "\n")
+    again = run_task(program.task, SamplesProvider(path), box, OPTIONS)
+    assert (again.status, again.tests_passed) == (item.status, item.tests_passed), again.reason
 
 
 @pytest.mark.parametrize("template_id", TEMPLATE_IDS)
