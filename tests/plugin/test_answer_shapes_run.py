@@ -50,10 +50,10 @@ def test_answers_of_a_reasoning_model_through_pytest(bench: pytest.Pytester) -> 
                              "-p", "no:xdist")
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines([
-        "truncated: 0/0 tests passed; the answer ended inside its reasoning, before any final "
-        "answer",
-        "syntax_error: 0/0 tests passed; format_error: the answer refuses the task and holds no "
-        "code: \"I'm sorry, but I can't help with that.\"",
+        ("truncated: 0/0 tests passed; the answer ended inside its reasoning, before any final "
+         "answer"),
+        ("syntax_error: 0/0 tests passed; format_error: the answer refuses the task and holds no "
+         "code: \"I'm sorry, but I can't help with that.\""),
         "*1 success, 1 syntax_error, 1 truncated*",
         "*errors*truncated 33.3%*",
     ])
