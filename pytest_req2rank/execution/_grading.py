@@ -16,11 +16,12 @@ from ..sandbox import PathEscape, Sandbox, check_path
 from ._budget import FLOOR_S, MULTIPLE, BudgetRule
 from ._decompose import decompose
 from ._execute import SandboxFailed
-from ._extract import ENTRY_FILE, defines
+from ._extract import ENTRY_FILE
 from ._io import case_budgets, case_outcomes
 from ._probes import probe_budgets, probe_outcomes
 from ._recording import ReferenceCache, default_directory
 from ._replay import Ungradable, check_outcomes
+from ._sanitize import defines
 
 REFERENCE_CACHE = ReferenceCache(default_directory())
 """The process-wide cache of reference recordings, persisted in :func:`default_directory`."""
@@ -103,11 +104,18 @@ def _static_problem(files: Mapping[str, str]) -> tuple[TestStatus, str] | None:
             check_path(name)
         except PathEscape as exc:
             return "runtime_error", str(exc)
+    error = compile_error(files)
+    return None if error is None else ("syntax_error", error)
+
+
+def compile_error(files: Mapping[str, str]) -> str | None:
+    """The compiler's message for the first Python file of ``files`` that does not compile,
+    or None; compiles only, never executes."""
     for name, source in files.items():
         if name.endswith(".py"):
             error = _compile_error(source, name)
             if error:
-                return "syntax_error", error
+                return error
     return None
 
 

@@ -1,16 +1,84 @@
-"""Turning what happened to one item into its ItemResult (shared by every task form)."""
+"""Turning what happened to one item into its ItemResult (shared by every task form).
+
+An answer is graded unless it cannot be: an answer cut short (the token limit, or the end
+of the text inside its reasoning) whose code is missing or does not compile is
+``truncated``; an answer without code is a format error (``syntax_error``), and one that
+refuses the task says so in its reason. A cut answer whose code compiles is graded, with
+the cut noted in its reason.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
-from ..models import INFRA_STATUSES, ExecutionResult, ItemResult, Timings, Usage
+from ..models import INFRA_STATUSES, ExecutionResult, ItemResult, Status, Timings, Usage
+from ..providers import Completion, usage_of
+from ._extract import ExtractedCode
+from ._grading import compile_error
+from ._refusal import refusal
 
 FORMAT_ERROR = (
     "format_error: the answer holds no code (no JSON files, no fenced block, and the text is not "
     "Python)"
 )
+CUT_NOTE = "the answer was cut by the token limit, but its code compiles and was graded"
+
+
+def finish_answer(
+    result: ItemResult,
+    t0: float,
+    completion: Completion,
+    extracted: ExtractedCode | None,
+    *,
+    program: Callable[[dict[str, str]], dict[str, str]],
+    grade: Callable[[dict[str, str]], ExecutionResult],
+    generation_s: float,
+) -> ItemResult:
+    """The ItemResult of an answer: ``grade(files)`` runs its tests unless the answer cannot
+    be graded; ``program(files)`` is what the tests will load (to tell whether a cut answer's
+    code compiles)."""
+    def finish(status: Status, reason: str | None,
+               execution: ExecutionResult | None = None) -> ItemResult:
+        return finish_item(result, t0, status=status, reason=reason, usage=usage_of(completion),
+                           response=completion.text, reasoning=completion.reasoning,
+                           raw_response=completion.raw_text, finish_reason=finish_reason,
+                           code=extracted.files if extracted else None, execution=execution,
+                           generation_s=generation_s)
+
+    finish_reason = "length" if completion.cut else completion.raw.get("finish_reason")
+    problem = unreadable(completion, extracted,
+                         None if extracted is None else program(extracted.files))
+    if problem is not None or extracted is None:
+        return finish(*(problem or ("syntax_error", FORMAT_ERROR)))
+    execution = grade(extracted.files)
+    reason = execution.reason
+    if completion.cut and execution.status not in INFRA_STATUSES:
+        reason = f"{reason}; {CUT_NOTE}" if reason else CUT_NOTE
+    return finish(execution.status, reason, execution)
+
+
+def unreadable(completion: Completion, extracted: ExtractedCode | None,
+               program: Mapping[str, str] | None) -> tuple[Status, str] | None:
+    """The status and reason of an answer that cannot be graded, or ``None``."""
+    if completion.cut:
+        if completion.reasoning_unfinished and extracted is None:
+            return "truncated", "the answer ended inside its reasoning, before any final answer"
+        if extracted is None:
+            return "truncated", "the answer was cut by the token limit before any code"
+        error = compile_error(program or {})
+        if error is not None:
+            return "truncated", ("the answer was cut by the token limit and its code does not "
+                                 f"compile ({error})")
+        return None
+    if extracted is None:
+        said = refusal(completion.text)
+        if said is not None:
+            return "syntax_error", ("format_error: the answer refuses the task and holds no "
+                                    f'code: "{said}"')
+        return "syntax_error", FORMAT_ERROR
+    return None
 
 
 def finish_item(
@@ -21,6 +89,9 @@ def finish_item(
     reason: str | None,
     usage: Usage | None = None,
     response: str = "",
+    reasoning: str = "",
+    raw_response: str | None = None,
+    finish_reason: str | None = None,
     code: dict[str, str] | None = None,
     execution: ExecutionResult | None = None,
     generation_s: float | None = None,
@@ -33,6 +104,9 @@ def finish_item(
         "reason": reason,
         "usage": usage or Usage(),
         "response": response,
+        "reasoning": reasoning,
+        "raw_response": raw_response,
+        "finish_reason": finish_reason,
         "code": code or {},
         "timings": Timings(
             generation_s=total_s if generation_s is None else generation_s,

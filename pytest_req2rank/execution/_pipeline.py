@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..draws import sample_seed
 from ..models import ItemResult, Task, Usage
-from ..providers import (
-    CompletionRequest,
-    Provider,
-    ProviderConfigError,
-    ProviderError,
-    usage_of,
-)
+from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
 from ..sandbox import Sandbox
 from ._extract import extract_code
-from ._grading import grade
-from ._outcome import FORMAT_ERROR, finish_item
+from ._grading import grade, program_files
+from ._outcome import finish_answer, finish_item
 from ._prompts import build_messages
 
 
@@ -39,7 +33,7 @@ class RunOptions(BaseModel):
 
 def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptions) -> ItemResult:
     """Benchmark ``provider`` on ``task``. Never raises for model or provider failures."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     t0 = time.perf_counter()
     messages = build_messages(task)
     prompt = messages[-1].content
@@ -74,23 +68,14 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
     except ProviderConfigError as exc:
         return finish_item(result, t0, status="api_error", reason=str(exc))
     generation_s = time.perf_counter() - t0
-    usage = usage_of(completion)
-
     extracted = extract_code(
         completion.text,
         entry_point=task.entry_point,
         prompt=task.prompt,
         assume_code=bool(completion.raw.get("verbatim_code")),
     )
-    if extracted is None:
-        return finish_item(
-            result, t0, status="syntax_error", usage=usage, response=completion.text,
-            generation_s=generation_s,
-            reason=FORMAT_ERROR,
-        )
-    execution = grade(task, extracted.files, sandbox, timeout_s=options.sandbox_timeout_s)
-    return finish_item(
-        result, t0, status=execution.status, reason=execution.reason, usage=usage,
-        response=completion.text, code=extracted.files, execution=execution,
-        generation_s=generation_s,
+    return finish_answer(
+        result, t0, completion, extracted, generation_s=generation_s,
+        program=lambda files: program_files(task, files),
+        grade=lambda files: grade(task, files, sandbox, timeout_s=options.sandbox_timeout_s),
     )

@@ -8,23 +8,18 @@ from datetime import UTC, datetime
 from ..draws import sample_seed
 from ..models import (
     COMPLEXITIES,
+    INFRA_STATUSES,
     ItemResult,
     ProjectRequirement,
     Task,
     pass_ratio_by_priority,
     weighted_pass_ratio,
 )
-from ..providers import (
-    CompletionRequest,
-    Provider,
-    ProviderConfigError,
-    ProviderError,
-    usage_of,
-)
+from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
 from ..sandbox import Sandbox
 from ._extract import extract_code
 from ._grading import grade_probes
-from ._outcome import FORMAT_ERROR, finish_item
+from ._outcome import finish_answer, finish_item
 from ._pipeline import RunOptions
 from ._prompts import requirement_messages
 
@@ -67,23 +62,20 @@ def run_requirement(
     except ProviderConfigError as exc:
         return finish_item(result, t0, status="api_error", reason=str(exc))
     generation_s = time.perf_counter() - t0
-    usage = usage_of(completion)
     main_file = next(iter(requirement.reference)) if len(requirement.reference) == 1 else None
     extracted = extract_code(completion.text, file_name=main_file or "solution.py")
-    if extracted is None:
-        return finish_item(result, t0, status="syntax_error", reason=FORMAT_ERROR, usage=usage,
-                           response=completion.text, generation_s=generation_s)
-    execution = grade_probes(extracted.files, requirement.probes, sandbox,
-                             timeout_s=options.sandbox_timeout_s, setup=requirement.setup,
-                             reference=requirement.reference)
-    item = finish_item(result, t0, status=execution.status, reason=execution.reason, usage=usage,
-                       response=completion.text, code=extracted.files, execution=execution,
-                       generation_s=generation_s)
-    if item.status in ("api_error", "sandbox_error"):
+    item = finish_answer(
+        result, t0, completion, extracted, generation_s=generation_s,
+        program=lambda files: files,
+        grade=lambda files: grade_probes(files, requirement.probes, sandbox,
+                                         timeout_s=options.sandbox_timeout_s,
+                                         setup=requirement.setup, reference=requirement.reference),
+    )
+    if item.status in INFRA_STATUSES or not item.tests:
         return item
     priorities = {probe.name: probe.priority for probe in requirement.probes}
-    by_priority = pass_ratio_by_priority(execution.tests, priorities)
+    by_priority = pass_ratio_by_priority(item.tests, priorities)
     return item.model_copy(update={
         "pass_ratio_by_priority": by_priority,
-        "score": round(100 * weighted_pass_ratio(by_priority, execution.tests, priorities), 2),
+        "score": round(100 * weighted_pass_ratio(by_priority, item.tests, priorities), 2),
     })

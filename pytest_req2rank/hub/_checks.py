@@ -154,7 +154,7 @@ def check_timeline(document: ResultsDocument, issued_at: datetime, received_at: 
                           f"{timings.generation_s:.3f} s, execution {timings.execution_s:.3f} s, "
                           f"total {timings.total_s:.3f} s) do not fit its timestamps")
         ran_tests = item.tests_total > 0 and item.status not in (
-            "api_error", "sandbox_error", "syntax_error")
+            "api_error", "sandbox_error", "syntax_error", "truncated")
         if ran_tests and timings.execution_s < MIN_EXECUTION_S:
             raise Refused(422, "timeline", f"{where}: {item.tests_total} tests ran in "
                           f"{timings.execution_s:.4f} s, faster than any sandbox")

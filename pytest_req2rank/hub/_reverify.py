@@ -119,8 +119,10 @@ def _replay_answers(document: dict[str, Any], directory: Path, sample: int | Non
     # A requirement the seed draws but the run left out gets an empty answer: it is
     # replayed, and reported as left out.
     missing = [task_id for task_id in _planned_task_ids(run) if task_id not in answered]
+    # An answer cut by the token limit is replayed as cut: truncated again, not a format error.
     samples.write_text("".join(json.dumps({"task_id": item["task_id"],
-                                           "completion": item["response"]}) + "\n"
+                                           "completion": item["response"],
+                                           "finish_reason": item.get("finish_reason")}) + "\n"
                                for item in ordered) +
                        "".join(json.dumps({"task_id": task_id, "completion": ""}) + "\n"
                                for task_id in missing), encoding="utf-8")

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 from ..models import ExecutionResult, Priority, pass_ratio_by_priority, weighted_pass_ratio
 
-MODEL_FAILURES = frozenset({"wrong_answer", "syntax_error", "runtime_error", "timeout"})
+MODEL_FAILURES = frozenset({"wrong_answer", "syntax_error", "runtime_error", "timeout",
+                            "truncated"})
 """Execution statuses that are the code's fault: with no test outcome, the pass ratio is 0."""
 ROBUSTNESS_PRIORITIES = ("should", "nice")
 """Priorities of the probes that check edge cases and robustness rather than the core."""

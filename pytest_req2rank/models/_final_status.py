@@ -42,7 +42,9 @@ def final_status(test_statuses: Iterable[str]) -> TestStatus:
     """The final status of one problem from all its test cases' statuses.
 
     Priority (Metrics 3.2): syntax_error > runtime_error > timeout > wrong_answer >
-    success, so a problem is ``success`` only when every test case succeeded.
+    success, so a problem is ``success`` only when every test case succeeded. An item whose
+    answer was cut before its code was complete is ``truncated`` without any test run
+    (Metrics 3.1): that status is decided before this one, never from tests.
     The spec's ``'unknown'`` result needs a boolean result code that disagrees
     with the status string; from status strings alone it cannot arise.
 

@@ -75,7 +75,15 @@ class ItemResult(BaseModel):
     tests_total: int = 0
     tests: list[TestOutcome] = Field(default_factory=list)
     prompt: str = ""
-    response: str = ""
+    response: str = Field(default="", description="The model's final answer, reasoning left out")
+    reasoning: str = Field(
+        default="", description="The model's reasoning (returned apart, or taken out of its "
+        "answer); kept for reading, never graded")
+    raw_response: str | None = Field(
+        default=None, description="The answer as received, when reasoning was taken out of it")
+    finish_reason: str | None = Field(
+        default=None, description="Why the answer ended, as the provider said ('length': cut by "
+        "the token limit, also for an answer that ended inside its reasoning); None when unknown")
     code: dict[str, str] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
     timings: Timings = Field(default_factory=Timings)

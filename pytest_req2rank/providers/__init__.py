@@ -28,10 +28,11 @@ from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
 from ._params import Budget, ModelParameters
+from ._reasoning import SplitAnswer, split_reasoning
 from ._reference import ReferenceProvider
 from ._resolve import check_model, load_offline, parameter_notes, resolve_provider
 from ._retry import RetryPolicy
-from ._samples import SamplesProvider, load_samples
+from ._samples import Sample, SamplesProvider, load_samples
 from ._schema import strict_answer_schema, strict_mode_problems
 
 __all__ = [
@@ -53,7 +54,9 @@ __all__ = [
     "ProviderError",
     "ReferenceProvider",
     "RetryPolicy",
+    "Sample",
     "SamplesProvider",
+    "SplitAnswer",
     "apply_offline_defaults",
     "calls_in_flight",
     "calls_refused",
@@ -62,6 +65,7 @@ __all__ = [
     "load_samples",
     "parameter_notes",
     "resolve_provider",
+    "split_reasoning",
     "strict_answer_schema",
     "strict_mode_problems",
     "usage_of",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ConfigurationError, Req2RankError
 from ..models import Task, Usage
+from ._reasoning import split_reasoning
 
 
 class Message(BaseModel):
@@ -56,11 +57,23 @@ class CompletionRequest(BaseModel):
 
 
 class Completion(BaseModel):
-    """One answer and what it cost. Token counts and cost are ``None`` when unknown."""
+    """One answer and what it cost. Token counts and cost are ``None`` when unknown.
+
+    ``text`` is the final answer, the only part anything reads or grades: building a
+    Completion takes a reasoning model's inline reasoning out of the text it is given
+    (:func:`~._reasoning.split_reasoning`) and adds it to ``reasoning``, which also holds what
+    the provider returned as reasoning apart (LiteLLM's ``reasoning_content`` and thinking
+    blocks). ``raw_text`` keeps the text as received when something was taken out of it.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     text: str
+    reasoning: str = Field(default="", description="The model's reasoning; never graded")
+    raw_text: str | None = Field(
+        default=None, description="The answer as received, when reasoning was taken out of it")
+    reasoning_unfinished: bool = Field(
+        default=False, description="The answer ended inside its reasoning: no final answer")
     model: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -70,6 +83,27 @@ class Completion(BaseModel):
     latency_s: float = 0.0
     attempts: int = 1
     raw: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _final_answer(cls, data: Any) -> Any:
+        # A completion read back (the response cache) has its raw_text key: split already.
+        if not isinstance(data, dict) or "raw_text" in data or not isinstance(
+                data.get("text"), str):
+            return data
+        split = split_reasoning(data["text"])
+        if split.answer == data["text"]:
+            return data
+        given = str(data.get("reasoning") or "")
+        return {**data, "text": split.answer, "raw_text": data["text"],
+                "reasoning": "\n\n".join(part for part in (given, split.reasoning) if part),
+                "reasoning_unfinished": split.unfinished}
+
+    @property
+    def cut(self) -> bool:
+        """True when the answer was cut short: by the token limit (``finish_reason``
+        ``length``), or inside its reasoning."""
+        return self.raw.get("finish_reason") == "length" or self.reasoning_unfinished
 
 
 class Embedding(BaseModel):

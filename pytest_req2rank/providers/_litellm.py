@@ -25,6 +25,7 @@ from ._retry import HARD_TIMEOUT_GRACE_S, RetryPolicy, Sleep, call_with_retries
 from ._usage import (
     reasoning_token_count,
     response_cost,
+    response_reasoning,
     response_text,
     response_vectors,
     token_counts,
@@ -181,6 +182,7 @@ class LiteLLMProvider(Provider):
         choices = getattr(response, "choices", None) or []
         return Completion(
             text=response_text(response),
+            reasoning=response_reasoning(response),
             model=self.model,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..jsonl import JsonlError, Line, read_jsonl
 from ..models import SAMPLES_PREFIX
@@ -15,20 +15,30 @@ _LINE_HINT = 'each line must be a JSON object like {"task_id": "HumanEval/0", "c
 _SHOWN_IDS = 5
 
 
-def load_samples(path: Path) -> dict[str, list[str]]:
-    """Read a samples file into ``{task_id: [completion, ...]}``, each task's completions in
+class Sample(NamedTuple):
+    """One completion of a samples file, and why it ended when the file says
+    (``finish_reason`` ``length``: cut by the token limit)."""
+
+    completion: str
+    finish_reason: str | None = None
+
+
+def load_samples(path: Path) -> dict[str, list[Sample]]:
+    """Read a samples file into ``{task_id: [sample, ...]}``, each task's completions in
     file order (sample k is its k-th line); raise ProviderConfigError on any flaw,
     at ``FILE:LINE:COLUMN``. Lines are limited to :data:`~pytest_req2rank.jsonl.MAX_LINE_BYTES`.
 
     Lines follow the human-eval / EvalPlus convention: ``task_id`` and
-    ``completion`` (or EvalPlus's ``solution`` when there is no ``completion``);
-    other keys are ignored. Tasks may have different numbers of samples (as in human-eval).
+    ``completion`` (or EvalPlus's ``solution`` when there is no ``completion``), with an
+    optional ``finish_reason`` (a string; ``length`` marks an answer cut by the token
+    limit, as a results JSON's items record it); other keys are ignored. Tasks may have
+    different numbers of samples (as in human-eval).
     """
-    samples: dict[str, list[str]] = {}
+    samples: dict[str, list[Sample]] = {}
     try:
         for line, record in read_jsonl(path):
-            task_id, completion = _parse_line(record, line)
-            samples.setdefault(task_id, []).append(completion)
+            task_id, sample = _parse_line(record, line)
+            samples.setdefault(task_id, []).append(sample)
     except JsonlError as exc:
         if exc.missing:
             raise ProviderConfigError(
@@ -41,7 +51,7 @@ def load_samples(path: Path) -> dict[str, list[str]]:
     return samples
 
 
-def _parse_line(record: Any, line: Line) -> tuple[str, str]:
+def _parse_line(record: Any, line: Line) -> tuple[str, Sample]:
     if not isinstance(record, dict):
         raise ProviderConfigError(
             f"{line.where()}: expected a JSON object, got {type(record).__name__}; {_LINE_HINT}"
@@ -67,14 +77,21 @@ def _parse_line(record: Any, line: Line) -> tuple[str, str]:
             f'{line.where(key)}: "{key}" must be a string, got {type(completion).__name__}; '
             "put the model's answer in one JSON string"
         )
-    return task_id, completion
+    finish_reason = record.get("finish_reason")
+    if finish_reason is not None and not isinstance(finish_reason, str):
+        raise ProviderConfigError(
+            f'{line.where("finish_reason")}: "finish_reason" must be a string such as "length", '
+            f"got {type(finish_reason).__name__}; leave it out when the answer was not cut"
+        )
+    return task_id, Sample(completion, finish_reason)
 
 
 class SamplesProvider(Provider):
     """Answers each task with its completions from a samples file, read and checked up front.
 
-    The answer is the completion text exactly as stored (a body-only human-eval
-    completion stays body-only). A request for sample k of a task gets the task's k-th
+    The answer is the completion text as stored (a body-only human-eval completion stays
+    body-only; a reasoning model's reasoning is taken out, as from any provider), ending with
+    the line's ``finish_reason``. A request for sample k of a task gets the task's k-th
     completion in file order; :meth:`counts` says how many each task has (a run plans
     one item per completion).
     """
@@ -119,5 +136,8 @@ class SamplesProvider(Provider):
                 f"{self.path} has no {which} for task {request.task.task_id!r}; add a "
                 f'{{"task_id": {json.dumps(request.task.task_id)}, "completion": ...}} line',
             )
-        return Completion(text=completions[request.sample], model=self.model,
-                          raw={"verbatim_code": True})
+        sample = completions[request.sample]
+        raw: dict[str, Any] = {"verbatim_code": True}
+        if sample.finish_reason is not None:
+            raw["finish_reason"] = sample.finish_reason
+        return Completion(text=sample.completion, model=self.model, raw=raw)

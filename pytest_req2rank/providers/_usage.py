@@ -1,4 +1,5 @@
-"""Reading a litellm response: the answer text, token counts and cost (``None`` when unknown)."""
+"""Reading a litellm response: the answer text, its reasoning, token counts and cost (``None``
+when unknown)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,19 @@ def response_text(response: Any) -> str:
     message = getattr(choices[0], "message", None)
     content = getattr(message, "content", None)
     return content if isinstance(content, str) else ""
+
+
+def response_reasoning(response: Any) -> str:
+    """The reasoning the provider returned apart from the answer: the first choice's
+    ``reasoning_content``, else the text of its thinking blocks (Anthropic); ``""`` when none."""
+    choices = getattr(response, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    content = getattr(message, "reasoning_content", None)
+    if isinstance(content, str) and content.strip():
+        return content.strip()
+    blocks = getattr(message, "thinking_blocks", None) or []
+    parts = [block.get("thinking") for block in blocks if isinstance(block, dict)]
+    return "\n\n".join(part.strip() for part in parts if isinstance(part, str) and part.strip())
 
 
 def response_vectors(response: Any) -> list[list[float]]:

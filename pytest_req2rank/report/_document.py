@@ -6,7 +6,7 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,8 +16,10 @@ from ..models import IsolationLevel, ItemResult, Status
 from ._nversion import NVersionSummary
 from ._samples import QaSamples
 
-SCHEMA_VERSION = 2
-"""2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
+SCHEMA_VERSION: Final = 3
+"""3: the status ``truncated`` (and its ``truncated_rate``), items' ``reasoning``,
+``raw_response`` and ``finish_reason``; a version-2 document is a version-3 one without them.
+2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
 not in the score); a version-1 document is a version-2 one without them."""
 SCHEMA_FILE = "results.schema.json"
 
@@ -203,7 +205,7 @@ class ResultsDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1, 2] = SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = SCHEMA_VERSION
     run: RunInfo
     summary: RunSummary
     items: list[ItemResult]

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 STATUS_COLORS = {
     "success": "#2e7d32", "wrong_answer": "#ef6c00", "syntax_error": "#6a1b9a",
-    "runtime_error": "#c62828", "timeout": "#8d6e63", "api_error": "#78909c",
+    "runtime_error": "#c62828", "timeout": "#8d6e63", "truncated": "#ad1457", "api_error": "#78909c",
     "sandbox_error": "#37474f",
 }
 _RC: dict[Any, Any] = {

@@ -102,9 +102,9 @@ def _dataset_rows(summary: RunSummary) -> list[dict[str, str]]:
             "pass ratio mean/p50/p90": "/".join(
                 _num(m.get(k), 2) for k in ("pass_ratio_mean", "pass_ratio_p50", "pass_ratio_p90")),
             "exec success": _pct(m.get("exec_success_rate")),
-            "syntax/runtime/timeout/wrong": " / ".join(
+            "syntax/runtime/timeout/truncated/wrong": " / ".join(
                 _pct(m.get(f"{s}_rate")) for s in ("syntax_error", "runtime_error", "timeout",
-                                                   "wrong_answer")),
+                                                   "truncated", "wrong_answer")),
             "avg gen tokens": _num(m.get("avg_total_gen_tokens"), 1),
             "sandbox time avg/p95": f"{_secs(m.get('avg_total_judge_time'))} / "
                                     f"{_secs(m.get('p95_total_judge_time'))}",

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..scoring import ERROR_DISTRIBUTION_STATUSES
 from ._document import BaselineReport, ResultsDocument, RunSummary, Totals
 from ._nversion import NVersionSummary
 from ._samples import SAMPLES_FILE, QaSamples
@@ -178,11 +179,11 @@ def _quality(summary: RunSummary) -> str:
 
 
 def _errors(summary: RunSummary) -> str:
-    names = ("syntax_error", "runtime_error", "timeout", "wrong_answer", "success")
+    names = ERROR_DISTRIBUTION_STATUSES
     rows = [[_text(dataset), *(_pct(m.get(f"{name}_rate")) for name in names),
              _pct(m.get("api_error_rate")), _pct(m.get("sandbox_error_rate"))]
             for dataset, m in summary.phase0.items()]
-    headers = ["Dataset", "syntax", "runtime", "timeout", "wrong_answer", "success",
+    headers = ["Dataset", "syntax", "runtime", "timeout", "truncated", "wrong_answer", "success",
                "api_error", "sandbox_error"]
     return ("## Error distribution\n\n" + _table(headers, rows) + "\n\nsyntax … success: "
             "shares of the problems the model is accountable for; api_error and sandbox_error "

@@ -18,7 +18,9 @@ _BREAKDOWN = {
 
 
 def qa_record(item: ItemResult, *, temperature: float, max_new_tokens: int) -> dict[str, Any]:
-    """One log record: prompt, response, quality, cost, error breakdown, first failed case."""
+    """One log record: prompt, response (the final answer; with the model's reasoning and,
+    when reasoning was taken out of it, the answer as received), quality, cost, error
+    breakdown, first failed case."""
     breakdown = dict.fromkeys(_BREAKDOWN.values(), 0)
     for test in item.tests:
         breakdown[_BREAKDOWN[test.status]] += 1
@@ -30,6 +32,8 @@ def qa_record(item: ItemResult, *, temperature: float, max_new_tokens: int) -> d
         "timestamp": item.finished_at,
         "prompt": item.prompt,
         "response": item.response,
+        "reasoning": item.reasoning,
+        "raw_response": item.raw_response,
         "quality_metrics": {
             "pass_ratio": item.pass_ratio,
             "accepted": item.accepted,

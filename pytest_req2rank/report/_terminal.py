@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+from ..scoring import ERROR_DISTRIBUTION_STATUSES
 from ._document import (
     BaselineReport,
     JudgingSummary,
@@ -224,8 +225,8 @@ def _dataset_table(dataset: str, m: Mapping[str, Value], passes: PassAtK | None 
             ("exec_success", _pct(m["exec_success_rate"])),
         ]),
         ("errors", [
-            (name, _pct(m[f"{name}_rate"]))
-            for name in ("syntax_error", "runtime_error", "timeout", "wrong_answer", "success")
+            (name, _pct(m.get(f"{name}_rate")))  # a schema-2 document has no truncated_rate
+            for name in ERROR_DISTRIBUTION_STATUSES
         ]),
         ("cost", [
             ("avg gen tokens", _num(m["avg_total_gen_tokens"])),

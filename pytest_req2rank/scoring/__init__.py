@@ -6,6 +6,7 @@ from ._bootstrap import Interval, bootstrap_ci
 from ._gates import EXIT_GATE_FAILED, regression_gate, score_gate
 from ._intervals import wilson_interval
 from ._metrics import (
+    ERROR_DISTRIBUTION_STATUSES,
     accepted_at_1,
     api_error_rate,
     avg_total_gen_tokens,
@@ -26,6 +27,7 @@ from ._metrics import (
     syntax_error_rate,
     throughput,
     timeout_rate,
+    truncated_rate,
     wrong_answer_rate,
 )
 from ._panel import (
@@ -47,6 +49,7 @@ from ._phase0 import (
 )
 
 __all__ = [
+    "ERROR_DISTRIBUTION_STATUSES",
     "EXIT_GATE_FAILED",
     "MODERATE_AGREEMENT_MAX_SIGMA",
     "PASS_AT_K",
@@ -92,6 +95,7 @@ __all__ = [
     "syntax_error_rate",
     "throughput",
     "timeout_rate",
+    "truncated_rate",
     "wilson_interval",
     "wrong_answer_rate",
 ]

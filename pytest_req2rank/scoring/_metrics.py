@@ -23,6 +23,7 @@ ERROR_DISTRIBUTION_STATUSES: tuple[str, ...] = (
     "syntax_error",
     "runtime_error",
     "timeout",
+    "truncated",
     "wrong_answer",
     "success",
 )
@@ -105,6 +106,12 @@ def timeout_rate(final_statuses: Sequence[str]) -> float | None:
     return status_rate(final_statuses, "timeout")
 
 
+def truncated_rate(final_statuses: Sequence[str]) -> float | None:
+    """Share of problems whose answer was cut by the token limit before its code was
+    complete, final status ``truncated`` (Metrics 3.3)."""
+    return status_rate(final_statuses, "truncated")
+
+
 def wrong_answer_rate(final_statuses: Sequence[str]) -> float | None:
     """Share of problems whose final status is ``wrong_answer`` (Metrics 3.3)."""
     return status_rate(final_statuses, "wrong_answer")
@@ -116,7 +123,7 @@ def success_rate(final_statuses: Sequence[str]) -> float | None:
 
 
 def error_distribution(final_statuses: Sequence[str]) -> dict[str, float]:
-    """All five ``{status}_rate`` values, or ``{}`` when no problem was scored (Metrics 3.3)."""
+    """Every ``{status}_rate`` of Metrics 3.3, or ``{}`` when no problem was scored."""
     scored = _scored(final_statuses)
     if not scored:
         return {}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..models import INFRA_STATUSES
 from ._metrics import (
+    ERROR_DISTRIBUTION_STATUSES,
     accepted_at_1,
     api_error_rate,
     avg_total_gen_tokens,
@@ -77,9 +78,8 @@ def phase0_metrics(problems: Sequence[ProblemOutcome], wall_clock_s: float | Non
         "pass_ratio_p90": pass_ratio_p90(ratios),
         "exec_success_rate": exec_success_rate(statuses),
     }
-    for name in ("syntax_error_rate", "runtime_error_rate", "timeout_rate", "wrong_answer_rate",
-                 "success_rate"):
-        metrics[name] = distribution.get(name)
+    for status in ERROR_DISTRIBUTION_STATUSES:
+        metrics[f"{status}_rate"] = distribution.get(f"{status}_rate")
     metrics |= {
         "avg_total_gen_tokens": avg_total_gen_tokens(tokens),
         "avg_total_judge_time": avg_total_judge_time(times),

@@ -231,3 +231,25 @@ def test_answers_map_onto_project_requirements() -> None:
     assert req.slots == BASE.slots and req.template_id == BASE.template_id
     with pytest.raises(StructureError, match="a JSON list, not an object"):
         read_answer("[1, 2]", BASE)
+
+
+def test_a_reasoning_generator_is_read_from_its_final_answers(generator: Provider,
+                                                              grader: ProbeGrader) -> None:
+    incomplete = {k: v for k, v in GOOD.items() if k != "hiddenTests"}
+    set_fake_script({"models": {"generator": [
+        {"match": "^Stage 1 of 3", "responses": [
+            {"text": "<think>\nA word counter? No, keep the template's idea.\n</think>\n\nDraft: a "
+                     "word-count helper …"}]},
+        {"match": "^Stage 2 of 3", "responses": [{"text": "<think>ok</think>Ambiguity: none."}]},
+        {"match": "^Stage 3 of 3", "responses": [
+            {"text": f"<think>\nFirst attempt:\n```json\n{json.dumps(incomplete)}\n```\nIt lacks "
+                     f"the hidden tests.\n</think>\n{json.dumps(GOOD)}"}]},
+    ]}})
+    result = run(generator, grader)
+    assert not result.fallback
+    (attempt,) = result.provenance.attempts
+    assert attempt.outcome == "accepted" and attempt.parsed == "json"
+    assert [s.stage for s in attempt.stages] == ["draft", "review", "structure"]
+    assert attempt.stages[0].text == "Draft: a word-count helper …"
+    review = fake_calls()[1]["messages"]
+    assert review[-2] == {"role": "assistant", "content": "Draft: a word-count helper …"}

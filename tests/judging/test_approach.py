@@ -104,3 +104,10 @@ def test_structured_output_where_the_judge_enforces_a_schema(approach_judge: Any
     assert fake_calls()[0]["response_format"] == {"type": "json_schema", "json_schema": {
         "name": "approach_answer", "schema": approach_request_schema().json_schema,
         "strict": True}}
+
+
+def test_a_reasoning_approach_judge_is_read_from_its_final_answer(approach_judge: Any) -> None:
+    judge = approach_judge([{"text": '<think>\nMaybe {"same_approach": true}? The second uses '
+                                     'sum().\n</think>\n{"same_approach": false}'}])
+    verdict = judge.compare("Sum a list.", LOOP, BUILTIN)
+    assert verdict.same is False and verdict.raw == '{"same_approach": false}'

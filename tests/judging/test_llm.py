@@ -215,3 +215,16 @@ def test_the_requested_schemas_meet_strict_mode_and_stay_within_the_validated_on
         without_rationale = {k: v for k, v in valid.items() if k != "rationale"}
         assert not strict_validator.is_valid(without_rationale)
         assert lenient_validator.is_valid(without_rationale)
+
+
+def test_a_reasoning_judge_is_read_from_its_final_answer_not_its_reasoning(
+        fake_judge: MakeJudge) -> None:
+    decoy = json.dumps({"scores": dict.fromkeys(SCORES, 5), "rationale": "first thought"})
+    judge = fake_judge([{"text": f"<think>\nDraft: {decoy}\nNo, reconsider.\n</think>\n\n{ANSWER}"}])
+    verdict = judge.judge(make_case(ratio=1.0, execution=passing("adds")))
+    assert verdict.error is None and verdict.raw == ANSWER
+    assert verdict.scores == {k: float(v) for k, v in SCORES.items()}
+    cut = fake_judge([{"text": f"<think>\nDraft: {decoy}\nNow the secur", "finish_reason": "length"}],
+                     name="cut")
+    assert cut.judge(make_case()).error == "invalid answer: not JSON: no JSON object, fenced " \
+        "```json block or embedded {...} found"

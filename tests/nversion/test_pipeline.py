@@ -37,7 +37,9 @@ from ._scripts import (
     as_json,
     fenced,
     no_sleep,
+    plans,
     script,
+    thoughts,
 )
 
 DISTINCT = GenerationConfig(solutions=1, p_qn1=0.0)  # IRQN accepts all: nothing to regenerate
@@ -280,3 +282,23 @@ def test_an_io_task_gets_programs_graded_on_its_cases(run: Callable[..., Generat
         update={"repairs": 0}), task=task)
     assert [p.graded.passed for p in generation.versions] == [True, True, False]
     assert "program (stdin to stdout)" in _prompts(IMPLEMENT)[0]
+
+
+def test_a_reasoning_model_is_read_from_its_final_answers(run: Callable[..., Generation]) -> None:
+    """Each answer's reasoning holds a draft its check would refuse (or a wrong program):
+    read from the final answers, the pipeline goes straight through."""
+    def thinking(answer: dict[str, Any], draft: str) -> dict[str, Any]:
+        return {"text": f"<think>\nA first try:\n{draft}\nNo, not that.\n</think>\n\n"
+                        f"{answer['text']}"}
+
+    code_plan = as_json({"solutions": [{"name": "p", "data_structures": ["int"],
+                                        "steps": ["total = a + b + 3"]}]})["text"]
+    generation = run(script(
+        [thinking(fenced(code), f"```python\n{WRONG}```") for code in RIGHT[:3]],
+        understanding=[thinking(as_json(UNDERSTOOD), '{"summary": ""}')],
+        thought_answers=[thinking(thoughts(3), '{"thoughts": []}')],
+        plan_answers=[thinking(plans(), code_plan)]))
+    record = generation.record
+    assert record.end == "complete" and record.retries == record.rollbacks == 0
+    assert sorted(p.graded.candidate.code for p in generation.versions) == sorted(RIGHT[:3])
+    assert [p.graded.passed for p in generation.versions] == [True] * 3

@@ -59,7 +59,7 @@ def test_the_report_has_the_phase0_tables_with_the_summary_numbers() -> None:
     # accepted@1, pass_ratio mean/p50/p90, exec_success of the summary, per dataset
     assert "| demo | 33.3% | 0.500 | 0.500 | 0.900 | 66.7% |" in lines
     assert "| mbpp\\|x | 100.0% | 1.000 | 1.000 | 1.000 | 100.0% |" in lines
-    assert "| demo | 0.0% | 0.0% | 33.3% | 33.3% | 33.3% | 0.0% | 0.0% |" in lines
+    assert "| demo | 0.0% | 0.0% | 33.3% | 0.0% | 33.3% | 33.3% | 0.0% | 0.0% |" in lines
     # avg tokens, avg and p95 judge time, throughput, cost per solved (tokens, time)
     assert "| demo | 40.0 | 500 ms | 500 ms | 0.75/s | 120.0 | 1.50 s |" in lines
     assert "| all | 4 | 40 | 160 | $0.0080 |" in lines

@@ -50,10 +50,11 @@ def test_final_status_of_no_tests_is_an_error() -> None:
 
 
 def test_error_distribution_sums_to_one_and_is_empty_without_problems() -> None:
-    statuses = ["success", "wrong_answer", "wrong_answer", "timeout"]
+    statuses = ["success", "wrong_answer", "wrong_answer", "timeout", "truncated"]
     dist = scoring.error_distribution(statuses)
-    assert dist == {"syntax_error_rate": 0.0, "runtime_error_rate": 0.0, "timeout_rate": 0.25,
-                    "wrong_answer_rate": 0.5, "success_rate": 0.25}
+    assert dist == {"syntax_error_rate": 0.0, "runtime_error_rate": 0.0, "timeout_rate": 0.2,
+                    "truncated_rate": 0.2, "wrong_answer_rate": 0.4, "success_rate": 0.2}
+    assert scoring.truncated_rate([*statuses, "api_error"]) == 0.2
     assert math.fsum(dist.values()) == pytest.approx(1.0)
     assert scoring.error_distribution([]) == {}
     assert scoring.error_distribution(["api_error"]) == {}

@@ -33,7 +33,10 @@ with kind one of ``rate_limit``, ``timeout``, ``server_error``,
 litellm exception. Optional keys: ``usage`` (token counts; without it usage is
 unknown; ``reasoning_tokens`` among them are reported as a reasoning model's),
 ``retry_after`` (seconds, sent as a Retry-After header with an
-error) and ``delay_s`` (hold the call that long, to simulate a slow model).
+error), ``delay_s`` (hold the call that long, to simulate a slow model), and
+for a ``text`` answer ``finish_reason`` (``stop``, the default; ``length`` for
+an answer cut by the token limit; ``content_filter``) and ``reasoning`` (sent
+as the message's ``reasoning_content``, as a server with a reasoning parser does).
 ``prices`` registers ``fake/<name>`` in litellm's price map, so costs can be
 checked; ``info`` its model information (``max_output_tokens``,
 ``supports_reasoning``: it then takes a reasoning effort, ``supports_response_schema``:

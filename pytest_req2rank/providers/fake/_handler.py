@@ -164,11 +164,13 @@ class _Call:
             raise BadRequestError(f"fake/{self.name}: an \"embedding\" response answers a "
                                   "completion; script a \"text\" for it", model=self.name,
                                   llm_provider=PROVIDER)
+        message: dict[str, Any] = {"role": "assistant", "content": step.text}
+        if step.reasoning is not None:
+            message["reasoning_content"] = step.reasoning
         response: dict[str, Any] = {
             "id": f"fake-{uuid.uuid4().hex[:12]}",
             "model": self.name,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": step.text}}],
+            "choices": [{"index": 0, "finish_reason": step.finish_reason, "message": message}],
         }
         if step.usage is not None:
             response["usage"] = step.usage.response_usage()

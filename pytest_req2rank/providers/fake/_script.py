@@ -55,13 +55,19 @@ class ScriptedUsage(BaseModel):
         return usage
 
 
+FinishReason = Literal["stop", "length", "content_filter"]
+
+
 class Step(BaseModel):
     """One response: a ``text`` answer, an ``embedding`` vector (an embedding call's answer to
-    one input) or an ``error``; ``delay_s`` holds the call that long first."""
+    one input) or an ``error``; ``delay_s`` holds the call that long first. A ``text`` answer
+    ends with ``finish_reason`` and may carry ``reasoning`` returned apart from it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str | None = None
+    finish_reason: FinishReason = "stop"
+    reasoning: str | None = None
     embedding: tuple[float, ...] | None = None
     error: ErrorName | None = None
     usage: ScriptedUsage | None = None
@@ -74,6 +80,8 @@ class Step(BaseModel):
             raise ValueError('a response needs exactly one of "text", "embedding" or "error"')
         if self.retry_after is not None and self.error is None:
             raise ValueError('"retry_after" only applies to an "error" response')
+        if self.text is None and (self.reasoning is not None or self.finish_reason != "stop"):
+            raise ValueError('"finish_reason" and "reasoning" only apply to a "text" response')
         return self
 
     @property

@@ -1,0 +1,1 @@
+"""The answer-shape corpus (see shapes.py)."""
