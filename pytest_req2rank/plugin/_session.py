@@ -396,8 +396,15 @@ def repeat_warning(repeated: dict[str, int], n: int) -> str | None:
 
 
 def _items_description(evaluator: Evaluator) -> str:
-    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``."""
+    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``; an
+    N-version run's ``585 items: 39 tasks x (5 versions + 10 ensemble checks)``."""
     items = len(evaluator.plan.item_ids)
+    n = evaluator.plan.nversion
+    if n is not None:
+        tasks = len({task.task_id for task in evaluator.tasks.values()})
+        checks = items - tasks * n
+        return (f"{items} items: {tasks} tasks x ({n} versions + {checks // tasks if tasks else 0}"
+                " ensemble checks)")
     if evaluator.plan.samples == 1:
         return f"{items} items"
     tasks = len({task.task_item_id for task in evaluator.tasks.values()})

@@ -37,7 +37,7 @@ from ._nversion import (
     nversion_summary,
 )
 from ._qalog import append_qa, qa_record
-from ._run import in_plan_order, summarize_run, version_items
+from ._run import in_plan_order, item_counts, summarize_run, version_items
 from ._samples import (
     SAMPLES_FILE,
     DatasetSample,
@@ -83,6 +83,7 @@ __all__ = [
     "generated_schema",
     "html_report_problem",
     "in_plan_order",
+    "item_counts",
     "load_results",
     "log_to_wandb",
     "nversion_summary",

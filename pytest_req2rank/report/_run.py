@@ -36,5 +36,14 @@ def summarize_run(items: Sequence[ItemResult], *, item_ids: Sequence[str], nvers
         diversity=diversity_usage(items) if nversion is not None else None,
         with_pass_at_k=nversion is None)
     if nversion is not None:
-        summary = summary.model_copy(update={"nversion": nversion_summary(items, nversion)})
+        summary = summary.model_copy(update={"nversion": nversion_summary(
+            items, nversion, ensemble_planned=len(item_ids) - len(planned))})
     return summary
+
+
+def item_counts(summary: RunSummary) -> tuple[int, int]:
+    """The run's items finished and planned, of every kind: the scored items and an N-version
+    run's ensemble checks (``items_total`` and ``items_planned`` count the scored ones)."""
+    nv = summary.nversion
+    checks = (0, 0) if nv is None else (nv.ensemble_items, nv.ensemble_planned)
+    return summary.items_total + checks[0], summary.items_planned + checks[1]

@@ -15,6 +15,7 @@ from ._document import (
     Totals,
 )
 from ._nversion import GenerationSummary, NVersionSummary
+from ._run import item_counts
 
 Value = float | str | None
 
@@ -43,11 +44,7 @@ def render_summary(
         meaning = "100 x accepted@1" if summary.ci95 is None or summary.ci95.method == "wilson" else (
             "mean item score")
         lines.append(f"score: {summary.overall_score:.1f}/100 = {meaning}{interval}")
-    counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
-    lines.append(
-        f"items: {summary.items_total}/{summary.items_planned} finished ({counts or 'none'}) "
-        f"in {summary.wall_time_s:.1f} s"
-    )
+    lines.append(_items_line(summary))
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():
@@ -71,6 +68,22 @@ def render_summary(
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
     lines += [f"error: {message}" for message in errors.values()]
     return lines
+
+
+def _items_line(summary: RunSummary) -> str:
+    """The items finished and planned, by status; an N-version run's split into versions (the
+    scored items) and ensemble checks (measurements), which add up to the header's items."""
+    counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
+    nv = summary.nversion
+    if nv is None or not nv.ensemble_planned:
+        return (f"items: {summary.items_total}/{summary.items_planned} finished "
+                f"({counts or 'none'}) in {summary.wall_time_s:.1f} s")
+    finished, planned = item_counts(summary)
+    lost = f", {nv.left_out} lost to infrastructure" if nv.left_out else ""
+    return (f"items: {finished}/{planned} finished in {summary.wall_time_s:.1f} s: "
+            f"{summary.items_total}/{summary.items_planned} versions ({counts or 'none'}), "
+            f"{nv.ensemble_items}/{nv.ensemble_planned} ensemble checks "
+            f"({nv.ensemble_items - nv.left_out} measured{lost})")
 
 
 def nversion_lines(nv: NVersionSummary) -> list[str]:
