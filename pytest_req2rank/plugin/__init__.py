@@ -77,13 +77,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
     """A session that asked for a benchmark but collected no benchmark test gets the
-    plugin's own items (before -k, --lf and the like select among them)."""
+    plugin's own items (before -k, --lf and the like select among them); a resumed run's
+    kept items are deselected."""
     config = session.config
     if EVALUATOR_KEY in config.stash and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
         from ._builtin import builtin_items  # the engine: only in a benchmark session
 
         items.extend(builtin_items(session))
     if EVALUATOR_KEY in config.stash:
+        kept = config.stash[EVALUATOR_KEY].kept
+        if kept:  # a resumed run: what it keeps is not run again
+            from ._resume import deselect_kept
+
+            deselect_kept(config, items, kept)
         guard_with_ceilings(config, items)
 
 

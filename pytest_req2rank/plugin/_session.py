@@ -10,6 +10,7 @@ import pytest
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
 from ..models import (
+    INFRA_STATUSES,
     REFERENCE_MODEL,
     STATIC_JUDGE,
     WEAK_ISOLATION,
@@ -28,7 +29,7 @@ from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suit
 from ._config import load_settings, submit_asked
 from ._controller import Controller, store_path
 from ._evaluator import Evaluator
-from ._keys import CONTROLLER_KEY, EVALUATOR_KEY
+from ._keys import CONTROLLER_KEY, EVALUATOR_KEY, KEPT_INPUT
 from ._preflight import check_outputs
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     if workerinput is not None and "r2r_plan" in workerinput:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, plan.seed)
-        evaluator = Evaluator(settings, plan, planned_tasks(plan, tasks), db)
+        evaluator = Evaluator(settings, plan, planned_tasks(plan, tasks), db,
+                              kept=frozenset(workerinput.get(KEPT_INPUT, ())))
         evaluator.sandbox.prestart()  # warm while pytest collects
         config.stash[EVALUATOR_KEY] = evaluator
         return
@@ -60,8 +62,10 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
     finished: list[ItemResult] = []
+    kept: frozenset[str] = frozenset()
     if settings.resume:
         plan, finished = _resumed_plan(settings, db)
+        kept = kept_items(plan, finished)
         tasks = _load_tasks(settings, plan.seed)
     else:
         seed = settings.seed if settings.seed is not None else draw.seed
@@ -82,7 +86,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
-    evaluator = Evaluator(settings, plan, by_id, db)
+    evaluator = Evaluator(settings, plan, by_id, db, kept=kept)
     _check_model(evaluator, [by_id[item_id].task_id for item_id in plan.item_ids])
     config.stash[EVALUATOR_KEY] = evaluator
     if workerinput is not None:  # a worker that planned the run itself
@@ -90,7 +94,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         return
     controller = Controller(settings, plan, evaluator.sandbox.isolation,
                             evaluator.sandbox.isolation_level,
-                            baseline=baseline, finished=finished)
+                            baseline=baseline, finished=finished, kept=kept)
     repeats = nversion_repeat_warning(evaluator)
     controller.warnings += [repeats] if repeats else []
     check_outputs(settings, controller.paths)
@@ -270,6 +274,24 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
         store.close()
 
 
+def kept_items(plan: RunPlan, finished: list[ItemResult]) -> frozenset[str]:
+    """The items a resumed run keeps: those of its plan with a verdict. An item lost to
+    infrastructure (``api_error``, ``sandbox_error``) has none, and runs again."""
+    planned = set(plan.item_ids)
+    return frozenset(item.item_id for item in finished
+                     if item.item_id in planned and item.status not in INFRA_STATUSES)
+
+
+def resume_line(evaluator: Evaluator, stored: int) -> str:
+    """The header line of a resumed run: how many items it keeps, and runs again."""
+    planned = len(evaluator.plan.item_ids)
+    kept = len(evaluator.kept)
+    again = stored - kept
+    redo = f", {again} of them lost to infrastructure before" if again > 0 else ""
+    return (f"req2rank: resuming {evaluator.plan.run_id}: {kept} of {planned} items kept (not "
+            f"run again: deselected, their results stand), {planned - kept} to run{redo}")
+
+
 def _check_resumed_faults(run_id: str, plan: RunPlan, settings: Settings) -> None:
     """An N-version run resumes with the fault families it was planned with (its ensemble
     checks' patterns say which)."""
@@ -319,9 +341,13 @@ def header_lines(config: pytest.Config) -> list[str]:
                    plan.nversion is not None else "each task's reference solution")
         model = (f"{REFERENCE_MODEL} (offline default: answers with {answers}; "
                  "pass --r2r-model=MODEL to benchmark a model)")
+    controller: Controller | None = config.stash.get(CONTROLLER_KEY, None)
+    resumed = ([resume_line(evaluator, len(controller.items))]
+               if controller is not None and settings.resume else [])
     lines = [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
         f"({_items_description(evaluator)}) | model {model}",
+        *resumed,
         f"req2rank: judges {panel_description(settings)}",
         sandbox_line(evaluator.sandbox.isolation_level, evaluator.sandbox.isolation,
                      settings.sandbox),

@@ -11,6 +11,7 @@ from ._document import (
     JudgingSummary,
     PassAtK,
     ResultsDocument,
+    ResumedRun,
     RunSummary,
     Totals,
 )
@@ -54,6 +55,8 @@ def render_summary(
     if summary.nversion is not None:
         lines += ["", *nversion_lines(summary.nversion)]
     lines += ["", *_usage_lines(summary)]
+    if summary.resumed is not None:
+        lines.append(_resumed_line(summary.resumed))
     lines += [f"warning: {warning}" for warning in summary.warnings]
     if summary.baseline is not None:
         lines += baseline_lines(summary.baseline)
@@ -201,6 +204,17 @@ def _usage_lines(summary: RunSummary) -> list[str]:
     return [f"model calls {_totals(summary.totals)}"] + [
         f"  {name}: {_totals(totals)}" for name, totals in roles.items()
     ]
+
+
+def _resumed_line(resumed: ResumedRun) -> str:
+    """A resumed run's items and model calls: kept from earlier sessions, and this session's."""
+    def calls(totals: Totals) -> str:
+        cost = "" if totals.cost_usd is None else f", cost {_usd(totals.cost_usd)}"
+        return f"model calls {totals.calls}{cost}"
+
+    return (f"resumed: {resumed.kept} items kept from earlier sessions ({calls(resumed.kept_totals)}"
+            f"), {resumed.run_now} run in this session ({calls(resumed.session_totals)}; an "
+            "answer replayed from the store counts no call)")
 
 
 def _totals(totals: Totals) -> str:
