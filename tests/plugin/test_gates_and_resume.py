@@ -6,8 +6,8 @@ import json
 import shlex
 import shutil
 import sqlite3
-from contextlib import closing
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -174,8 +174,8 @@ def test_a_stopped_run_resumes_with_the_command_it_prints(bench: pytest.Pytester
         assert not _failed_ids(session) & earlier, "a kept item was reported again"
         session.stdout.fnmatch_lines([
             f"req2rank: resuming {run_id}: {kept} of 12 items kept (*), {12 - kept} to run",
-            f"resumed: {kept} items kept from earlier sessions (model calls {kept}), {ran} run "
-            f"in this session (model calls {ran}; *)"])
+            (f"resumed: {kept} items kept from earlier sessions (model calls {kept}), {ran} run "
+             f"in this session (model calls {ran}; *)")])
         command = _resume_arguments(session)
         assert sessions <= 12, "a resumed session made no progress"
     # the whole run, as if it had never stopped; its exit status counts the kept items
@@ -217,8 +217,8 @@ def test_items_lost_to_infrastructure_run_again(bench: pytest.Pytester, fake: Pa
                                [json.dumps(failed), run_id, item_id])
     resumed = bench.runpytest(*args, f"--r2r-resume={run_id}")
     resumed.assert_outcomes(passed=2, deselected=10)
-    resumed.stdout.fnmatch_lines([f"req2rank: resuming {run_id}: 10 of 12 items kept (*), 2 to "
-                                  "run, 2 of them lost to infrastructure before"])
+    resumed.stdout.fnmatch_lines([(f"req2rank: resuming {run_id}: 10 of 12 items kept (*), 2 "
+                                   "to run, 2 of them lost to infrastructure before")])
     items = json.loads((bench.path / "r.json").read_text())["items"]
     assert [i["status"] for i in items] == ["success"] * 12
     assert len(read_fake_log(fake)) == 12, "their answers were in the store: no new call"
