@@ -24,12 +24,12 @@ from ..models import (
 )
 from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks, select_tasks
 from ..providers import SamplesProvider, check_model
-from ..settings import Settings, SettingsError
+from ..settings import BaselinePlan, Settings, SettingsError, plan_like_baseline
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
 from ._config import load_settings, submit_asked
 from ._controller import Controller, store_path
 from ._evaluator import Evaluator
-from ._keys import CONTROLLER_KEY, EVALUATOR_KEY, KEPT_INPUT
+from ._keys import BASELINE_KEY, CONTROLLER_KEY, EVALUATOR_KEY, KEPT_INPUT
 from ._preflight import check_outputs
 
 if TYPE_CHECKING:
@@ -61,6 +61,11 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         target = submission_target(config)
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
+    if baseline is not None:  # planned as the baseline was, unless the user says otherwise
+        gate = plan_like_baseline(settings, baseline[1].run.settings, baseline[1].run.seed,
+                                  baseline[0])
+        settings = gate.settings
+        config.stash[BASELINE_KEY] = baseline_line(gate, *baseline)
     finished: list[ItemResult] = []
     kept: frozenset[str] = frozenset()
     if settings.resume:
@@ -69,8 +74,6 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         tasks = _load_tasks(settings, plan.seed)
     else:
         seed = settings.seed if settings.seed is not None else draw.seed
-        if baseline is not None:
-            seed = _baseline_seed(settings, baseline[1])
         if settings.nversion is not None:  # sample among the tasks, not among their items
             tasks = nversion_items(settings, select_tasks(_nversion_base(settings, seed),
                                                           settings.sample, seed))
@@ -200,12 +203,28 @@ def _load_baseline(settings: Settings) -> tuple[Path, ResultsDocument] | None:
         document = load_results(path)
     except ValueError as exc:
         raise SettingsError(f"--r2r-baseline: {exc}") from None
-    if not _same_suite(document.run.suite, settings.suite):
+    if "suite" in settings.explicit and not _same_suite(document.run.suite, settings.suite):
         raise SettingsError(
             f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {str(settings.suite)!r}; "
-            f"pass --r2r-suite={document.run.suite} to compare the same requirements"
+            "drop --r2r-suite to run the baseline's suite, so the runs compare the same "
+            "requirements"
         )
     return path, document
+
+
+def baseline_line(gate: BaselinePlan, path: Path, baseline: ResultsDocument) -> str:
+    """The header line of a gated run: what it reuses of its baseline's plan, what the user
+    changed, and why the comparison may pair fewer items than the run has."""
+    parts = [f"req2rank: baseline gate against {path} (run {baseline.run.id}): reusing its "
+             + (", ".join(gate.reused) or "plan")]
+    if gate.overridden:
+        parts.append(f"given here: {', '.join(gate.overridden)}, so the comparison pairs only "
+                     "the requirements both runs have")
+    summary = baseline.summary
+    if summary.items_total < summary.items_planned:
+        parts.append(f"the baseline finished {summary.items_total} of its "
+                     f"{summary.items_planned} items, so at most {summary.items_total} pairs")
+    return " | ".join(parts)
 
 
 def _same_suite(recorded: str, suite: SuiteSpec) -> bool:
@@ -214,16 +233,6 @@ def _same_suite(recorded: str, suite: SuiteSpec) -> bool:
         return SuiteSpec.parse(recorded).key == suite.key
     except ValueError:
         return False
-
-
-def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
-    """A baseline comparison reruns the baseline's seed, so both runs face the same requirements."""
-    if settings.seed is not None and settings.seed != baseline.run.seed:
-        raise SettingsError(
-            f"--r2r-seed: {settings.seed} differs from the baseline's seed {baseline.run.seed}; "
-            "drop --r2r-seed to rerun the baseline's requirements"
-        )
-    return baseline.run.seed
 
 
 def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResult]]:
@@ -348,6 +357,7 @@ def header_lines(config: pytest.Config) -> list[str]:
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
         f"({_items_description(evaluator)}) | model {model}",
         *resumed,
+        *([config.stash[BASELINE_KEY]] if BASELINE_KEY in config.stash else []),
         f"req2rank: judges {panel_description(settings)}",
         sandbox_line(evaluator.sandbox.isolation_level, evaluator.sandbox.isolation,
                      settings.sandbox),

@@ -79,11 +79,71 @@ def test_baseline_regression_fails_and_a_repeat_passes(bench: pytest.Pytester) -
     same.stdout.fnmatch_lines(["gate baseline: PASSED (no regression: difference +0.0*"])
 
 
+def test_a_gated_run_asks_only_for_the_baseline_s_tasks(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A baseline of 3 HumanEval tasks: the gated run, naming neither suite nor sample, runs
+    and asks for exactly those 3; a sample given here is said in the header."""
+    base = pytester.runpytest("--r2r-suite=humaneval", "--r2r-sample=3", "--r2r-json=base.json",
+                              "-p", "no:xdist")
+    assert base.ret == pytest.ExitCode.OK
+    baseline = json.loads((pytester.path / "base.json").read_text())
+    log = pytester.path / "calls.jsonl"
+    env = write_fake_script(pytester.path / "script.json", {"models": {"coder": [
+        {"responses": [{"text": "```python\ndef nothing():\n    return None\n```"}]}]}},
+        log_path=log)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    try:
+        gated = pytester.runpytest("--r2r-model=fake/coder", "--r2r-baseline=base.json",
+                                   "--r2r-max-drop=100", "--r2r-json=gated.json", "-p", "no:xdist")
+        assert gated.ret == pytest.ExitCode.OK
+        gated.assert_outcomes(failed=3)
+        assert len(read_fake_log(log)) == 3
+        items = json.loads((pytester.path / "gated.json").read_text())["items"]
+        assert [i["item_id"] for i in items] == [i["item_id"] for i in baseline["items"]]
+        gated.stdout.fnmatch_lines([
+            f"req2rank: run * | seed {baseline['run']['seed']} | suite humaneval (3 items) | *",
+            ("req2rank: baseline gate against *base.json (run *): reusing its "
+             f"--r2r-suite=humaneval, --r2r-sample=3, --r2r-seed={baseline['run']['seed']}"),
+            "baseline * | difference -100.0 (CI95 -100.0 to -100.0, 3 pairs)"])
+        wider = pytester.runpytest("--r2r-model=fake/coder", "--r2r-baseline=base.json",
+                                   "--r2r-max-drop=100", "--r2r-sample=5", "-p", "no:xdist")
+        wider.assert_outcomes(failed=5)
+        assert len(read_fake_log(log)) == 3 + 5
+        wider.stdout.fnmatch_lines([
+            ("req2rank: baseline gate against *: reusing its --r2r-suite=humaneval, --r2r-seed=* "
+             "| given here: --r2r-sample=5 (baseline: 3), so the comparison pairs only the "
+             "requirements both runs have")])
+    finally:
+        reset_fake_state()
+
+
 def test_baseline_errors_are_one_line(bench: pytest.Pytester) -> None:
     bench.path.joinpath("junk.json").write_text('{"schema_version": 1}')
     result = bench.runpytest(SUITE, "--r2r-baseline=junk.json", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --r2r-baseline: *junk.json: not a valid results JSON*"])
+
+
+def test_a_baseline_s_suite_file_is_found_or_named(bench: pytest.Pytester) -> None:
+    assert bench.runpytest(SUITE, "--r2r-json=base.json", "-p", "no:xdist").ret == 0
+    bench.mkdir("moved")
+    (bench.path / "status_suite.jsonl").rename(bench.path / "moved" / "status_suite.jsonl")
+    missing = bench.runpytest("--r2r-baseline=base.json", "-p", "no:xdist")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines([
+        ("ERROR: --r2r-baseline: *base.json ran --r2r-suite=jsonl:*status_suite.jsonl, which is "
+         "not here; pass --r2r-suite=PATH to the same suite (or copy it there)")])
+    named = bench.runpytest("--r2r-suite=jsonl:moved/status_suite.jsonl",
+                            "--r2r-baseline=base.json", "-p", "no:xdist")
+    assert named.ret == pytest.ExitCode.OK
+    named.stdout.fnmatch_lines(["req2rank: baseline gate against *: reusing its --r2r-seed=*",
+                                "gate baseline: PASSED *12 paired requirements*"])
+    other = bench.runpytest("--r2r-suite=humaneval", "--r2r-baseline=base.json",
+                            "-p", "no:xdist")
+    assert other.ret == pytest.ExitCode.USAGE_ERROR
+    other.stderr.fnmatch_lines([("ERROR: --r2r-baseline: *base.json ran suite 'jsonl:*', this "
+                                 "run 'humaneval'; drop --r2r-suite to run the baseline's suite*")])
 
 
 def test_resumed_run_makes_no_repeated_call(bench: pytest.Pytester, fake: Path) -> None:
