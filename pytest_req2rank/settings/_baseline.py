@@ -82,8 +82,11 @@ def _same(field: str, mine: Any, theirs: Any) -> bool:
 
 def _check_exists(field: str, value: Any, path: Path) -> None:
     """A reused suite file or template directory must be here too."""
-    where = (str(value).removeprefix("jsonl:") if field == "suite" and str(value).startswith(
-        "jsonl:") else str(value) if field == "templates" and value is not None else None)
+    where = None
+    if field == "suite" and str(value).startswith("jsonl:"):
+        where = str(value).removeprefix("jsonl:")
+    elif field == "templates" and value is not None:
+        where = str(value)
     if where is not None and not Path(where).exists():
         raise SettingsError(
             f"--r2r-baseline: {path} ran {spelling('cli', field)}={value}, which is not here; "
