@@ -116,7 +116,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("fail_under", "Fail the session (exit code 6) when the score is below SCORE",
                "SCORE", "none"),
     OptionSpec("gate_on", "What --r2r-fail-under compares: score or ci-low", "WHAT", "score"),
-    OptionSpec("baseline", "Results JSON of an earlier run: rerun its seed and fail on a regression",
+    OptionSpec("baseline", "Results JSON of an earlier run: rerun its tasks (suite, sample, seed "
+               "and the other plan settings, unless given) and fail on a regression",
                "PATH", "none", path=""),
     OptionSpec("max_drop", "Largest tolerated drop against --r2r-baseline, in score points",
                "POINTS", "0"),
@@ -152,7 +153,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("nv_p_qn2", "IRQN: probability a retained output is negated anyway", "FLOAT",
                "0.3"),
     OptionSpec("nv_irqn_iterations", "IRQN: iterations (J)", "J", "5"),
-    OptionSpec("resume", "Resume an interrupted run: redo only what is missing", "RUN_ID", "none"),
+    OptionSpec("resume", "Resume an interrupted run: keep its finished items, run the rest "
+               "(and those lost to infrastructure)", "RUN_ID", "none"),
     OptionSpec("qa_samples", "Draw N items per dataset, stratified by final status, into "
                "qa_samples.jsonl and the reports", "N", "0: none"),
     OptionSpec("wandb", "Log the run to this Weights & Biases project (needs the wandb extra)",

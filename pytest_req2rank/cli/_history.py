@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..report import RunSummary, baseline_lines, compare_runs, render_summary
+from ..report import RunSummary, baseline_lines, compare_runs, item_counts, render_summary
 from ..scoring import EXIT_GATE_FAILED
 from ._command import EXIT_OK, Command, CommandError
 from ._stored_runs import UNFINISHED, StoredRun, load_run, open_history
@@ -56,8 +56,9 @@ def _run_row(row: dict[str, Any], summary: RunSummary | None) -> list[str]:
                 _short(row["suite"]), str(row["items"]), "n/a", "n/a"]
     score = "n/a" if summary.overall_score is None else f"{summary.overall_score:.1f}"
     ci = "n/a" if summary.ci95 is None else f"{summary.ci95.low:.1f}-{summary.ci95.high:.1f}"
+    finished, planned = item_counts(summary)  # an N-version run's ensemble checks included
     return [row["run_id"], _when(row["started_at"]), status, _short(row["model"]),
-            _short(row["suite"]), f"{summary.items_total}/{summary.items_planned}", score, ci]
+            _short(row["suite"]), f"{finished}/{planned}", score, ci]
 
 
 def _when(timestamp: str) -> str:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._judging import JudgeVerdict, PanelResult
 from ._nversion import NVersionRecord
-from ._status import Status, TestStatus
+from ._status import INFRA_STATUSES, Status, TestStatus
 from ._usage import Usage
 
 
@@ -133,3 +133,13 @@ class ItemResult(BaseModel):
     @property
     def accepted(self) -> bool:
         return self.status == "success"
+
+    @property
+    def test_failed(self) -> bool:
+        """Whether this item's pytest test fails. An unsolved task fails; an N-version
+        ensemble check is a measurement (its vote feeds the pattern's FR, MCR and CCR), so it
+        fails only when the measurement could not be made: lost to infrastructure, or no
+        pattern run recorded."""
+        if self.nversion is not None and self.nversion.role == "ensemble":
+            return self.status in INFRA_STATUSES or self.nversion.run is None
+        return not self.accepted

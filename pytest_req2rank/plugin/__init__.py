@@ -77,13 +77,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
     """A session that asked for a benchmark but collected no benchmark test gets the
-    plugin's own items (before -k, --lf and the like select among them)."""
+    plugin's own items (before -k, --lf and the like select among them); a resumed run's
+    kept items are deselected."""
     config = session.config
     if EVALUATOR_KEY in config.stash and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
         from ._builtin import builtin_items  # the engine: only in a benchmark session
 
         items.extend(builtin_items(session))
     if EVALUATOR_KEY in config.stash:
+        kept = config.stash[EVALUATOR_KEY].kept
+        if kept:  # a resumed run: what it keeps is not run again
+            from ._resume import deselect_kept
+
+            deselect_kept(config, items, kept)
         guard_with_ceilings(config, items)
 
 
@@ -118,7 +124,8 @@ def r2r_task(request: pytest.FixtureRequest) -> Task:
 
 @pytest.fixture
 def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]:
-    """Benchmark the configured model on a task; the item fails unless the task is solved."""
+    """Benchmark the configured model on a task; the item fails unless the task is solved
+    (an N-version ensemble check: unless its measurement was made, ``ItemResult.test_failed``)."""
     evaluator = request.config.stash[EVALUATOR_KEY]
 
     def evaluate(task: Task) -> ItemResult:
@@ -128,7 +135,7 @@ def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]
         result = evaluator.evaluate(task)
         request.node.stash[RESULT_KEY] = result
         request.node.user_properties.extend(item_properties(result))
-        if result.status != "success":
+        if result.test_failed:
             pytest.fail(failure_message(result), pytrace=False)
         return result
 

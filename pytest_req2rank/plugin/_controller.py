@@ -92,7 +92,8 @@ class Controller:
     """Receives every finished item (from xdist reports or in-process) and owns the outputs.
 
     ``baseline`` is the results document of the run this one repeats (``--r2r-baseline``);
-    ``finished`` are the items a resumed run had already finished.
+    ``finished`` are the items a resumed run had already finished, ``kept`` the ids of those
+    it keeps (the others, lost to infrastructure, run again).
 
     The store and the report machinery (sqlite-utils, the schema validator) are
     imported when the first item arrives: by then the workers have started, and a
@@ -108,6 +109,7 @@ class Controller:
         *,
         baseline: tuple[Path, ResultsDocument] | None = None,
         finished: list[ItemResult] | None = None,
+        kept: frozenset[str] = frozenset(),
     ) -> None:
         self.settings = settings
         self.plan = plan
@@ -116,6 +118,9 @@ class Controller:
         self.isolation: IsolationLevel = isolation
         self.baseline = baseline
         self.items: dict[str, ItemResult] = {item.item_id: item for item in finished or []}
+        self.kept = kept
+        self.run_now: set[str] = set()
+        """The items this session finished."""
         self.started_at = datetime.now(UTC)
         self._t0 = time.perf_counter()
         self._store: Store | None = None
@@ -140,6 +145,7 @@ class Controller:
         self.items[item.item_id] = item
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
+        self.run_now.add(item.item_id)
         from .. import report  # loaded once the workers run (class docstring)
 
         self._in_store(lambda store: store.add_item(self.plan.run_id, item))
@@ -196,6 +202,7 @@ class Controller:
             ResultsDocument,
             RunInfo,
             in_plan_order,
+            resumed_run,
             stratified_sample,
             summarize_run,
             version_items,
@@ -217,6 +224,9 @@ class Controller:
         identical = self.settings.identical_samples_warning(self.plan.samples)
         if identical:
             summary = summary.model_copy(update={"warnings": [*summary.warnings, identical]})
+        if self.settings.resume:
+            summary = summary.model_copy(update={"resumed": resumed_run(
+                items, kept=self.kept, run_now=self.run_now)})
         finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.document = ResultsDocument(
             run=RunInfo(

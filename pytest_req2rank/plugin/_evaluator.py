@@ -39,8 +39,9 @@ class Evaluator:
     the tasks of the plan, the provider, the sandbox and the judges, each built lazily.
 
     Every model answer is written to the store's response cache as it arrives,
-    keyed by run id; a resumed run (same run id) is answered from the cache and
-    returns items that had already finished without running them again.
+    keyed by run id; a resumed run (same run id) is answered from the cache. The items it
+    keeps (``kept``: finished with a verdict) are deselected, never evaluated again; an
+    N-version run's ensemble checks read their kept versions from the store.
 
     When a model of the run answers over the network, the items this process runs next are
     evaluated ahead of pytest (:mod:`._prefetch`), ``--r2r-concurrency`` of them at most, and
@@ -57,11 +58,15 @@ class Evaluator:
         plan: RunPlan,
         tasks: dict[str, Task],
         store_path: Path,
+        *,
+        kept: frozenset[str] = frozenset(),
     ) -> None:
         self.settings = settings
         self.plan = plan
         self.tasks = tasks
         self.store_path = store_path
+        self.kept = kept
+        """The items a resumed run keeps from its earlier sessions."""
 
     def task(self, item_id: str) -> Task:
         return self.tasks[item_id]
@@ -117,10 +122,15 @@ class Evaluator:
         library = {entry.task_id: entry for entry in load_library()}
         builtin = self.settings.model.kind == "reference"
         provider = LibraryProvider(library) if builtin else self.provider
-        return NVersionEvaluator(provider, self.sandbox, self.options, n=self.plan.nversion,
-                                 library=library, builtin=builtin,
-                                 measures=self.semantic_measures,
-                                 generation=self.settings.generation_config())
+        evaluator = NVersionEvaluator(provider, self.sandbox, self.options, n=self.plan.nversion,
+                                      library=library, builtin=builtin,
+                                      measures=self.semantic_measures,
+                                      generation=self.settings.generation_config())
+        if self.kept:  # the kept versions and diversity, for the checks that run again
+            for item in self.store.items(self.plan.run_id):
+                if item.item_id in self.kept:
+                    evaluator.remember(item)
+        return evaluator
 
     @cached_property
     def semantic_measures(self) -> SemanticMeasures:
@@ -262,12 +272,6 @@ class Evaluator:
 
     def _evaluate_now(self, task: Task) -> ItemResult:
         nversion = self.nversion
-        if self.settings.resume:
-            finished = self.store.item(self.plan.run_id, task.item_id)
-            if finished is not None:
-                if nversion is not None:
-                    nversion.remember(finished)
-                return finished
         if nversion is not None:
             result = nversion.evaluate(task)
             ensemble = result.nversion is not None and result.nversion.role == "ensemble"

@@ -10,7 +10,7 @@ import pytest
 from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
 from ._controller import Controller, lost_item
-from ._keys import EVALUATOR_KEY
+from ._keys import EVALUATOR_KEY, KEPT_INPUT
 from ._progress import Progress
 
 _PARAM_ID = re.compile(r"\[(.+)\](?:@[^\[\]]*)?$")  # "@group": xdist's loadgroup suffix
@@ -25,8 +25,10 @@ class ControllerPlugin:
         self.controller = controller
         self._planned = set(controller.plan.item_ids)
         self.other_failures = 0
-        self.progress = Progress(total=len(self._planned))
+        self.progress = Progress(total=len(self._planned - controller.kept))
         self._terminal: Any = None
+        self.interrupted = False
+        """Whether the run stopped before its end (Ctrl-C, -x, a crash, a stop)."""
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         terminal = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -37,6 +39,7 @@ class ControllerPlugin:
         evaluator = node.config.stash[EVALUATOR_KEY]
         node.workerinput["r2r_plan"] = evaluator.plan.model_dump(mode="json")
         node.workerinput[WORKER_SETTINGS] = worker_settings(evaluator.settings)
+        node.workerinput[KEPT_INPUT] = sorted(evaluator.kept)
 
     @pytest.hookimpl(optionalhook=True, tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -69,13 +72,19 @@ class ControllerPlugin:
             self.other_failures += 1
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        # Interrupted: Ctrl-C, or stopped early on a failure (-x, --maxfail).
-        self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED
-                               or bool(session.shouldstop or session.shouldfail))
+        # Interrupted: Ctrl-C, a crash, or stopped early (-x, --maxfail, a stopped session).
+        self.interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED,
+                                          pytest.ExitCode.INTERNAL_ERROR) \
+            or bool(session.shouldstop or session.shouldfail)
+        self.controller.finish(interrupted=self.interrupted)
+        if exitstatus == pytest.ExitCode.INTERNAL_ERROR:  # pytest prints no terminal summary
+            self._write(self._resume_hint(session.config))
         document = self.controller.document
         if document is None:
             return
         normal = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+        if self.controller.kept and exitstatus in (*normal, pytest.ExitCode.NO_TESTS_COLLECTED):
+            exitstatus = session.exitstatus = self._resumed_status(exitstatus)
         if document.summary.gates and exitstatus in normal and not self.other_failures:
             # With a gate, unsolved items are measurements, not failures: the gate decides.
             # Anything else that failed (errors, other tests) keeps pytest's own status.
@@ -84,6 +93,30 @@ class ControllerPlugin:
             session.exitstatus = EXIT_GATE_FAILED if self.controller.gate_failed else pytest.ExitCode.OK
         if self.controller.output_errors and session.exitstatus in normal:
             session.exitstatus = EXIT_OUTPUT_FAILED
+
+    def _resumed_status(self, exitstatus: int) -> int:
+        """A resumed run's exit status is the whole run's: its kept items count as they did
+        in the session that ran them (deselected here, so pytest does not count them)."""
+        kept = [self.controller.items[i] for i in self.controller.kept if i in self.controller.items]
+        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:  # every item was kept
+            exitstatus = pytest.ExitCode.OK
+        if exitstatus == pytest.ExitCode.OK and any(item.test_failed for item in kept):
+            return pytest.ExitCode.TESTS_FAILED
+        return exitstatus
+
+    def _resume_hint(self, config: pytest.Config) -> str | None:
+        """The line that tells how to resume the run, when it stopped with items left to run."""
+        if not self.interrupted or self.controller.document is None \
+                or self._planned <= set(self.controller.items):
+            return None
+        from ._resume import resume_command  # shlex: only for a run that stopped early
+
+        command = resume_command(config, self.controller.plan.run_id, self.controller.paths.store)
+        return f"run {self.controller.plan.run_id} stopped before its end; resume it with: {command}"
+
+    def _write(self, line: str | None) -> None:
+        if line is not None and self._terminal is not None:
+            self._terminal.write_line(line)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         document = self.controller.document
@@ -96,3 +129,6 @@ class ControllerPlugin:
             terminalreporter.write_line(line)
         for line in self.controller.report_lines:
             terminalreporter.write_line(line)
+        hint = self._resume_hint(terminalreporter.config)
+        if hint is not None:
+            terminalreporter.write_line(hint)

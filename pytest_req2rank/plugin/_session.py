@@ -11,6 +11,7 @@ from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
 from ..models import (
     COMPLEXITIES,
+    INFRA_STATUSES,
     REFERENCE_MODEL,
     STATIC_JUDGE,
     WEAK_ISOLATION,
@@ -24,12 +25,12 @@ from ..models import (
 )
 from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks, select_tasks
 from ..providers import SamplesProvider, check_model, parameter_notes
-from ..settings import Settings, SettingsError
+from ..settings import BaselinePlan, Settings, SettingsError, plan_like_baseline
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
 from ._config import load_settings, submit_asked
 from ._controller import Controller, store_path
 from ._evaluator import Evaluator
-from ._keys import CONTROLLER_KEY, EVALUATOR_KEY
+from ._keys import BASELINE_KEY, CONTROLLER_KEY, EVALUATOR_KEY, KEPT_INPUT
 from ._preflight import check_outputs
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     if workerinput is not None and "r2r_plan" in workerinput:
         plan = RunPlan.model_validate(workerinput["r2r_plan"])
         tasks = _load_tasks(settings, plan.seed)
-        evaluator = Evaluator(settings, plan, planned_tasks(plan, tasks), db)
+        evaluator = Evaluator(settings, plan, planned_tasks(plan, tasks), db,
+                              kept=frozenset(workerinput.get(KEPT_INPUT, ())))
         evaluator.sandbox.prestart()  # warm while pytest collects
         config.stash[EVALUATOR_KEY] = evaluator
         return
@@ -60,14 +62,19 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         target = submission_target(config)
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
+    if baseline is not None:  # planned as the baseline was, unless the user says otherwise
+        gate = plan_like_baseline(settings, baseline[1].run.settings, baseline[1].run.seed,
+                                  baseline[0])
+        settings = gate.settings
+        config.stash[BASELINE_KEY] = baseline_line(gate, *baseline)
     finished: list[ItemResult] = []
+    kept: frozenset[str] = frozenset()
     if settings.resume:
         plan, finished = _resumed_plan(settings, db)
+        kept = kept_items(plan, finished)
         tasks = _load_tasks(settings, plan.seed)
     else:
         seed = settings.seed if settings.seed is not None else draw.seed
-        if baseline is not None:
-            seed = _baseline_seed(settings, baseline[1])
         if settings.nversion is not None:  # sample among the tasks, not among their items
             tasks = nversion_items(settings, select_tasks(_nversion_base(settings, seed),
                                                           settings.sample, seed))
@@ -83,7 +90,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
-    evaluator = Evaluator(settings, plan, by_id, db)
+    evaluator = Evaluator(settings, plan, by_id, db, kept=kept)
     _check_model(evaluator, [by_id[item_id].task_id for item_id in plan.item_ids])
     config.stash[EVALUATOR_KEY] = evaluator
     if workerinput is not None:  # a worker that planned the run itself
@@ -91,7 +98,7 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
         return
     controller = Controller(settings, plan, evaluator.sandbox.isolation,
                             evaluator.sandbox.isolation_level,
-                            baseline=baseline, finished=finished)
+                            baseline=baseline, finished=finished, kept=kept)
     repeats = nversion_repeat_warning(evaluator)
     controller.warnings += [repeats] if repeats else []
     check_outputs(settings, controller.paths)
@@ -197,12 +204,28 @@ def _load_baseline(settings: Settings) -> tuple[Path, ResultsDocument] | None:
         document = load_results(path)
     except ValueError as exc:
         raise SettingsError(f"--r2r-baseline: {exc}") from None
-    if not _same_suite(document.run.suite, settings.suite):
+    if "suite" in settings.explicit and not _same_suite(document.run.suite, settings.suite):
         raise SettingsError(
             f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {str(settings.suite)!r}; "
-            f"pass --r2r-suite={document.run.suite} to compare the same requirements"
+            "drop --r2r-suite to run the baseline's suite, so the runs compare the same "
+            "requirements"
         )
     return path, document
+
+
+def baseline_line(gate: BaselinePlan, path: Path, baseline: ResultsDocument) -> str:
+    """The header line of a gated run: what it reuses of its baseline's plan, what the user
+    changed, and why the comparison may pair fewer items than the run has."""
+    parts = [f"req2rank: baseline gate against {path} (run {baseline.run.id}): reusing its "
+             + (", ".join(gate.reused) or "plan")]
+    if gate.overridden:
+        parts.append(f"given here: {', '.join(gate.overridden)}, so the comparison pairs only "
+                     "the requirements both runs have")
+    summary = baseline.summary
+    if summary.items_total < summary.items_planned:
+        parts.append(f"the baseline finished {summary.items_total} of its "
+                     f"{summary.items_planned} items, so at most {summary.items_total} pairs")
+    return " | ".join(parts)
 
 
 def _same_suite(recorded: str, suite: SuiteSpec) -> bool:
@@ -211,16 +234,6 @@ def _same_suite(recorded: str, suite: SuiteSpec) -> bool:
         return SuiteSpec.parse(recorded).key == suite.key
     except ValueError:
         return False
-
-
-def _baseline_seed(settings: Settings, baseline: ResultsDocument) -> int:
-    """A baseline comparison reruns the baseline's seed, so both runs face the same requirements."""
-    if settings.seed is not None and settings.seed != baseline.run.seed:
-        raise SettingsError(
-            f"--r2r-seed: {settings.seed} differs from the baseline's seed {baseline.run.seed}; "
-            "drop --r2r-seed to rerun the baseline's requirements"
-        )
-    return baseline.run.seed
 
 
 def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResult]]:
@@ -269,6 +282,24 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
         return plan, store.items(run_id)
     finally:
         store.close()
+
+
+def kept_items(plan: RunPlan, finished: list[ItemResult]) -> frozenset[str]:
+    """The items a resumed run keeps: those of its plan with a verdict. An item lost to
+    infrastructure (``api_error``, ``sandbox_error``) has none, and runs again."""
+    planned = set(plan.item_ids)
+    return frozenset(item.item_id for item in finished
+                     if item.item_id in planned and item.status not in INFRA_STATUSES)
+
+
+def resume_line(evaluator: Evaluator, stored: int) -> str:
+    """The header line of a resumed run: how many items it keeps, and runs again."""
+    planned = len(evaluator.plan.item_ids)
+    kept = len(evaluator.kept)
+    again = stored - kept
+    redo = f", {again} of them lost to infrastructure before" if again > 0 else ""
+    return (f"req2rank: resuming {evaluator.plan.run_id}: {kept} of {planned} items kept (not "
+            f"run again: deselected, their results stand), {planned - kept} to run{redo}")
 
 
 def _check_resumed_faults(run_id: str, plan: RunPlan, settings: Settings) -> None:
@@ -321,9 +352,14 @@ def header_lines(config: pytest.Config) -> list[str]:
                    plan.nversion is not None else "each task's reference solution")
         model = (f"{REFERENCE_MODEL} (offline default: answers with {answers}; "
                  "pass --r2r-model=MODEL to benchmark a model)")
+    controller: Controller | None = config.stash.get(CONTROLLER_KEY, None)
+    resumed = ([resume_line(evaluator, len(controller.items))]
+               if controller is not None and settings.resume else [])
     lines = [
         f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
         f"({_items_description(evaluator)}) | model {model}",
+        *resumed,
+        *([config.stash[BASELINE_KEY]] if BASELINE_KEY in config.stash else []),
         f"req2rank: judges {panel_description(settings)}",
         sandbox_line(evaluator.sandbox.isolation_level, evaluator.sandbox.isolation,
                      settings.sandbox),
@@ -414,8 +450,15 @@ def repeat_warning(repeated: dict[str, int], n: int) -> str | None:
 
 
 def _items_description(evaluator: Evaluator) -> str:
-    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``."""
+    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``; an
+    N-version run's ``585 items: 39 tasks x (5 versions + 10 ensemble checks)``."""
     items = len(evaluator.plan.item_ids)
+    n = evaluator.plan.nversion
+    if n is not None:
+        tasks = len({task.task_id for task in evaluator.tasks.values()})
+        checks = items - tasks * n
+        return (f"{items} items: {tasks} tasks x ({n} versions + {checks // tasks if tasks else 0}"
+                " ensemble checks)")
     if evaluator.plan.samples == 1:
         return f"{items} items"
     tasks = len({task.task_item_id for task in evaluator.tasks.values()})

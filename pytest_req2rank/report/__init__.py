@@ -11,6 +11,7 @@ from ._document import (
     PassAtK,
     RegressionReport,
     ResultsDocument,
+    ResumedRun,
     RunInfo,
     RunSummary,
     generated_schema,
@@ -37,7 +38,7 @@ from ._nversion import (
     nversion_summary,
 )
 from ._qalog import append_qa, qa_record
-from ._run import in_plan_order, summarize_run, version_items
+from ._run import in_plan_order, item_counts, resumed_run, summarize_run, version_items
 from ._samples import (
     SAMPLES_FILE,
     DatasetSample,
@@ -67,6 +68,7 @@ __all__ = [
     "QaSamples",
     "RegressionReport",
     "ResultsDocument",
+    "ResumedRun",
     "RunInfo",
     "RunSummary",
     "TaskDiversity",
@@ -83,6 +85,7 @@ __all__ = [
     "generated_schema",
     "html_report_problem",
     "in_plan_order",
+    "item_counts",
     "load_results",
     "log_to_wandb",
     "nversion_summary",
@@ -93,6 +96,7 @@ __all__ = [
     "render_summary",
     "report_path",
     "results_schema",
+    "resumed_run",
     "run_score",
     "sample_records",
     "scores_by_requirement",

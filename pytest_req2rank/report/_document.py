@@ -64,6 +64,22 @@ class Totals(BaseModel):
     cost_usd: float | None = None
 
 
+class ResumedRun(BaseModel):
+    """A resumed run (``--r2r-resume``): the items kept from its earlier sessions apart from
+    those this session ran, with the model calls of each."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kept: int = Field(description="Items whose results were kept from earlier sessions, not "
+                      "run again")
+    run_now: int = Field(description="Items this session ran (those lost to infrastructure "
+                         "before included)")
+    kept_totals: Totals = Field(description="The kept items' model calls, tokens and cost, "
+                                "made by earlier sessions")
+    session_totals: Totals = Field(description="This session's items' model calls, tokens and "
+                                   "cost; an answer replayed from the store counts no call")
+
+
 class JudgeReport(BaseModel):
     """How one judge of the panel did over the run."""
 
@@ -191,6 +207,9 @@ class RunSummary(BaseModel):
     judging: JudgingSummary | None = None
     gates: list[GateReport] = Field(default_factory=list)
     baseline: BaselineReport | None = None
+    resumed: ResumedRun | None = Field(
+        default=None, description="A resumed run: the items and model calls kept from earlier "
+        "sessions, apart from this session's; None for a run made in one session")
     nversion: NVersionSummary | None = Field(
         default=None, description="N-version runs: the fault patterns' metrics and the "
         "versions' diversity; the score and Phase-0 metrics cover the version items only")

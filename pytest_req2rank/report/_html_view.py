@@ -12,6 +12,7 @@ from ..models import STATUSES, ItemResult
 from ..scoring import bootstrap_ci
 from . import _html_plots as plots
 from ._document import ResultsDocument, RunSummary
+from ._run import item_counts
 
 CLIP = 20_000
 """Characters of one text (a code file, the prompt) the report embeds; the rest is in the
@@ -45,6 +46,7 @@ def build_view(document: ResultsDocument) -> dict[str, Any]:
         "run": run,
         "summary": summary,
         "headline": _headline(summary),
+        "item_counts": item_counts(summary),
         "statuses": [(s, n) for s, n in summary.status_counts.items() if n],
         "datasets": _dataset_rows(summary),
         "dimensions": _dimensions(summary, scored, run.seed),

@@ -14,6 +14,7 @@ from typing import Any
 from ..scoring import ERROR_DISTRIBUTION_STATUSES
 from ._document import BaselineReport, ResultsDocument, RunSummary, Totals
 from ._nversion import NVersionSummary
+from ._run import item_counts
 from ._samples import SAMPLES_FILE, QaSamples
 from ._terminal import _num, _pct, _ratio, _secs
 
@@ -84,12 +85,12 @@ def _model_info(doc: ResultsDocument) -> str:
     settings = run.settings
     samples = settings.get("samples_per_task", 1)
     temperature = settings.get("temperature", 0.0)
+    finished, planned = item_counts(summary)
     protocol = (f"{samples} samples per task" if samples and samples != 1 else "1 sample per task"
                 ) + f", temperature {temperature}"
     lines = [
         f"- Model: {_code(run.model)}",
-        f"- Suite: {_code(run.suite)} ({summary.items_total} of {summary.items_planned} items "
-        f"finished)",
+        f"- Suite: {_code(run.suite)} ({finished} of {planned} items finished)",
         f"- Protocol: {protocol}",
         f"- Judges: {_judges(doc)}",
         f"- Run: {_code(run.id)}, seed {run.seed}",

@@ -91,6 +91,10 @@ class NVersionSummary(BaseModel):
     versions_passed: int = Field(description="Version items whose code passed the task's tests")
     left_out: int = Field(description="Ensemble checks lost to infrastructure (api_error, "
                           "sandbox_error), not counted in the patterns' metrics")
+    ensemble_items: int = Field(default=0, description="Ensemble checks finished, measured or "
+                                "left out (absent in results written before it was recorded)")
+    ensemble_planned: int = Field(default=0, description="Ensemble checks of the plan: tasks x "
+                                  "patterns (absent in results written before it was recorded)")
     patterns: list[PatternReport]
     diversity: list[TaskDiversity]
     mean_levenshtein: float | None
@@ -116,8 +120,10 @@ class NVersionSummary(BaseModel):
         "version came from it (the built-in model, --r2r-nv-method=plain)")
 
 
-def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSummary:
-    """The N-version summary of a run's finished ``items`` with ``versions`` per task."""
+def nversion_summary(items: Sequence[ItemResult], versions: int, *,
+                     ensemble_planned: int = 0) -> NVersionSummary:
+    """The N-version summary of a run's finished ``items`` with ``versions`` per task, whose
+    plan holds ``ensemble_planned`` ensemble checks."""
     # tree-sitter and the library: only a run with N-version items loads them
     from ..nversion import PatternRun, TaskExperiment, aggregate
 
@@ -161,7 +167,8 @@ def nversion_summary(items: Sequence[ItemResult], versions: int) -> NVersionSumm
     return NVersionSummary(
         versions=versions, tasks=len(runs), version_items=len(version_items),
         versions_passed=sum(i.status == "success" for i in version_items),
-        left_out=len(ensembles) - len(counted), patterns=patterns, diversity=rows,
+        left_out=len(ensembles) - len(counted), ensemble_items=len(ensembles),
+        ensemble_planned=ensemble_planned, patterns=patterns, diversity=rows,
         mean_levenshtein=_mean(r.levenshtein for r in rows),
         mean_structural=_mean(r.structural for r in rows),
         **_sdp_fields(list(sdps.values())), **_mbcs_fields(list(mbcses.values())),

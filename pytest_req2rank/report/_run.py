@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
-from ..models import ItemResult
-from ._document import RunSummary
+from ..models import ItemResult, Usage
+from ._document import ResumedRun, RunSummary
+from ._judging import judge_usage, totals_of
 from ._nversion import diversity_usage, nversion_summary
 from ._summary import build_summary
 
@@ -36,5 +37,32 @@ def summarize_run(items: Sequence[ItemResult], *, item_ids: Sequence[str], nvers
         diversity=diversity_usage(items) if nversion is not None else None,
         with_pass_at_k=nversion is None)
     if nversion is not None:
-        summary = summary.model_copy(update={"nversion": nversion_summary(items, nversion)})
+        summary = summary.model_copy(update={"nversion": nversion_summary(
+            items, nversion, ensemble_planned=len(item_ids) - len(planned))})
     return summary
+
+
+def item_counts(summary: RunSummary) -> tuple[int, int]:
+    """The run's items finished and planned, of every kind: the scored items and an N-version
+    run's ensemble checks (``items_total`` and ``items_planned`` count the scored ones)."""
+    nv = summary.nversion
+    checks = (0, 0) if nv is None else (nv.ensemble_items, nv.ensemble_planned)
+    return summary.items_total + checks[0], summary.items_planned + checks[1]
+
+
+def resumed_run(items: Iterable[ItemResult], *, kept: Collection[str],
+                run_now: Collection[str]) -> ResumedRun:
+    """What a resumed run kept (the items ``kept`` from earlier sessions) and what this
+    session ran (``run_now``), with the model calls of each."""
+    listed = list(items)
+    earlier = [i for i in listed if i.item_id in kept]
+    now = [i for i in listed if i.item_id in run_now and i.item_id not in kept]
+    return ResumedRun(kept=len(earlier), run_now=len(now),
+                      kept_totals=totals_of(_usage(earlier)),
+                      session_totals=totals_of(_usage(now)))
+
+
+def _usage(items: list[ItemResult]) -> Usage:
+    """Every model call made for ``items``: target, judges, generator and diversity."""
+    return (sum((i.usage + i.generator_usage for i in items), Usage()) + judge_usage(items)
+            + diversity_usage(items))

@@ -12,10 +12,12 @@ from ._document import (
     JudgingSummary,
     PassAtK,
     ResultsDocument,
+    ResumedRun,
     RunSummary,
     Totals,
 )
 from ._nversion import GenerationSummary, NVersionSummary
+from ._run import item_counts
 
 Value = float | str | None
 
@@ -44,11 +46,7 @@ def render_summary(
         meaning = "100 x accepted@1" if summary.ci95 is None or summary.ci95.method == "wilson" else (
             "mean item score")
         lines.append(f"score: {summary.overall_score:.1f}/100 = {meaning}{interval}")
-    counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
-    lines.append(
-        f"items: {summary.items_total}/{summary.items_planned} finished ({counts or 'none'}) "
-        f"in {summary.wall_time_s:.1f} s"
-    )
+    lines.append(_items_line(summary))
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():
@@ -58,6 +56,8 @@ def render_summary(
     if summary.nversion is not None:
         lines += ["", *nversion_lines(summary.nversion)]
     lines += ["", *_usage_lines(summary)]
+    if summary.resumed is not None:
+        lines.append(_resumed_line(summary.resumed))
     lines += [f"warning: {warning}" for warning in summary.warnings]
     if summary.baseline is not None:
         lines += baseline_lines(summary.baseline)
@@ -72,6 +72,22 @@ def render_summary(
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
     lines += [f"error: {message}" for message in errors.values()]
     return lines
+
+
+def _items_line(summary: RunSummary) -> str:
+    """The items finished and planned, by status; an N-version run's split into versions (the
+    scored items) and ensemble checks (measurements), which add up to the header's items."""
+    counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
+    nv = summary.nversion
+    if nv is None or not nv.ensemble_planned:
+        return (f"items: {summary.items_total}/{summary.items_planned} finished "
+                f"({counts or 'none'}) in {summary.wall_time_s:.1f} s")
+    finished, planned = item_counts(summary)
+    lost = f", {nv.left_out} lost to infrastructure" if nv.left_out else ""
+    return (f"items: {finished}/{planned} finished in {summary.wall_time_s:.1f} s: "
+            f"{summary.items_total}/{summary.items_planned} versions ({counts or 'none'}), "
+            f"{nv.ensemble_items}/{nv.ensemble_planned} ensemble checks "
+            f"({nv.ensemble_items - nv.left_out} measured{lost})")
 
 
 def nversion_lines(nv: NVersionSummary) -> list[str]:
@@ -191,6 +207,17 @@ def _usage_lines(summary: RunSummary) -> list[str]:
     return [f"model calls {_totals(summary.totals)}"] + [
         f"  {name}: {_totals(totals)}" for name, totals in roles.items()
     ]
+
+
+def _resumed_line(resumed: ResumedRun) -> str:
+    """A resumed run's items and model calls: kept from earlier sessions, and this session's."""
+    def calls(totals: Totals) -> str:
+        cost = "" if totals.cost_usd is None else f", cost {_usd(totals.cost_usd)}"
+        return f"model calls {totals.calls}{cost}"
+
+    return (f"resumed: {resumed.kept} items kept from earlier sessions ({calls(resumed.kept_totals)}"
+            f"), {resumed.run_now} run in this session ({calls(resumed.session_totals)}; an "
+            "answer replayed from the store counts no call)")
 
 
 def _totals(totals: Totals) -> str:

@@ -171,14 +171,10 @@ class Store:
         return found
 
     def items(self, run_id: str) -> list[ItemResult]:
-        rows = self.db["items"].rows_where("run_id = ?", [run_id], order_by="finished_at")
+        with self._lock:  # a worker's evaluation threads share the store
+            rows = list(self.db["items"].rows_where("run_id = ?", [run_id],
+                                                    order_by="finished_at"))
         return [ItemResult.model_validate_json(row["result"]) for row in rows]
-
-    def item(self, run_id: str, item_id: str) -> ItemResult | None:
-        with self._lock:  # items evaluated ahead of pytest ask from their threads
-            rows = list(self.db["items"].rows_where("run_id = ? and item_id = ?",
-                                                    [run_id, item_id]))
-        return ItemResult.model_validate_json(rows[0]["result"]) if rows else None
 
     def run(self, run_id: str) -> dict[str, Any] | None:
         rows = list(self.db["runs"].rows_where("run_id = ?", [run_id]))

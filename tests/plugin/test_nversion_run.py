@@ -97,6 +97,50 @@ def test_same_seed_same_tables_and_xdist_matches_serial(pytester: pytest.Pyteste
     assert parallel.ret == first.ret
 
 
+def test_offline_run_exits_0_and_header_summary_and_runs_agree_on_the_counts(
+        pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
+    """Pat-CL4 mutates every version, so its vote is wrong: a measurement (FR 1), not a
+    failure of the plugin; the run exits 0, and its items are counted alike everywhere."""
+    result = pytester.runpytest("--r2r-nversion=5", "--r2r-seed=3", "--r2r-sample=1",
+                                "--r2r-faults=code", "--r2r-json=r.json", "--r2r-db=store.db",
+                                *SERIAL)
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=10)
+    data = _results(pytester, "r.json")
+    cl4 = next(i for i in data["items"] if i["nversion"]["pattern"] == "Pat-CL4")
+    assert cl4["status"] == "wrong_answer" and cl4["nversion"]["run"] is not None
+    nv = data["summary"]["nversion"]
+    assert next(p for p in nv["patterns"] if p["pattern"] == "Pat-CL4")["fr"] == 1.0
+    assert (nv["ensemble_items"], nv["ensemble_planned"]) == (5, 5)
+    assert (data["summary"]["items_total"], data["summary"]["items_planned"]) == (5, 5)
+    result.stdout.fnmatch_lines([
+        "req2rank: run * (10 items: 1 tasks x (5 versions + 5 ensemble checks)) | model *",
+        ("items: 10/10 finished in * s: 5/5 versions (5 success), 5/5 ensemble checks "
+         "(5 measured)")])
+    from pytest_req2rank.cli import main
+
+    capsys.readouterr()
+    assert main(["runs", "--db", str(pytester.path / "store.db")]) == 0
+    (row,) = capsys.readouterr().out.splitlines()[1:]
+    assert row.split()[-3] == "10/10"
+
+
+def test_an_ensemble_check_without_its_versions_fails(pytester: pytest.Pytester,
+                                                      fake_suite: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A measurement that could not be made (every version call refused) fails its item."""
+    env = write_fake_script(pytester.path / "script.json",
+                            {"models": {"coder": [{"responses": [{"error": "bad_request"}]}]}})
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = pytester.runpytest("--r2r-nversion=2", "--r2r-suite=jsonl:suite.jsonl",
+                                "--r2r-model=fake/coder", "--r2r-faults=code",
+                                "--r2r-nv-method=plain", "-k", "Pat-CL0", *SERIAL)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([("api_error (infrastructure, not counted against the model): "
+                                  "version 0 has no code: api_error (BadRequestError*")])
+
+
 def test_k_selects_one_ensemble_check_which_asks_for_its_versions(
         pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*RUN, "-k", "Pat-CL1", "--r2r-json=k.json", *SERIAL)
