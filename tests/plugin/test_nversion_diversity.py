@@ -100,7 +100,7 @@ def test_sdp_and_mbcs_are_measured_with_their_models(pytester: pytest.Pytester,
     diversity = data["summary"]["totals_by_role"]["diversity"]
     # the judge: 3 x (200 + 10) tokens at 1e-6; the embedding: 30 tokens at 1e-7
     assert diversity == {"calls": 4, "prompt_tokens": 630, "completion_tokens": 30,
-                         "cost_usd": pytest.approx(630e-6 + 3e-6)}
+                         "reasoning_tokens": None, "cost_usd": pytest.approx(630e-6 + 3e-6)}
     assert data["summary"]["pass_at_k"] == {}
     assert not [line for line in result.outlines if "pass@k" in line]
     result.stdout.fnmatch_lines([
