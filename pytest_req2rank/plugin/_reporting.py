@@ -16,6 +16,11 @@ from ._progress import Progress
 _PARAM_ID = re.compile(r"\[(.+)\](?:@[^\[\]]*)?$")  # "@group": xdist's loadgroup suffix
 EXIT_OUTPUT_FAILED = 7
 """The run finished, but an output (results JSON, Q&A log, store) could not be written."""
+EXIT_MODEL_FAILED = 8
+"""The run stopped early: a model kept failing for a cause no retry mends (revoked key,
+exhausted quota); the finished items are kept, the others were not run."""
+_KEEPS_ITS_CODE = (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR,
+                   pytest.ExitCode.NO_TESTS_COLLECTED)
 
 
 class ControllerPlugin:
@@ -27,8 +32,10 @@ class ControllerPlugin:
         self.other_failures = 0
         self.progress = Progress(total=len(self._planned))
         self._terminal: Any = None
+        self._session: pytest.Session | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._session = session
         terminal = session.config.pluginmanager.get_plugin("terminalreporter")
         self._terminal = terminal if terminal is not None and terminal.verbosity >= 0 else None
 
@@ -56,6 +63,9 @@ class ControllerPlugin:
                                  getattr(report, "r2r_calls_in_flight", None))
             if self._terminal is not None and self.progress.due():
                 self._terminal.write_line(self.progress.line())
+            stop = getattr(report, "r2r_stop", None)
+            if stop is not None and self.controller.stop(str(stop)):
+                self._stop_session(str(stop))
             return
         if not report.failed:
             return
@@ -68,12 +78,25 @@ class ControllerPlugin:
         else:
             self.other_failures += 1
 
+    def _stop_session(self, reason: str) -> None:
+        """No item starts after this one: pytest's loop here, and under xdist the
+        controller's, which tells the workers to shut down (each also stops by itself,
+        its own calls of the model failing the same way)."""
+        if self._session is None:
+            return
+        dsession = self._session.config.pluginmanager.get_plugin("dsession")
+        if dsession is not None and not getattr(dsession, "shouldstop", False):
+            dsession.shouldstop = reason
+        self._session.shouldstop = self._session.shouldstop or reason
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        # Interrupted: Ctrl-C, or stopped early on a failure (-x, --maxfail).
+        # Interrupted: Ctrl-C, or stopped early on a failure (-x, --maxfail) or a model's.
         self.controller.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED
                                or bool(session.shouldstop or session.shouldfail))
+        if self.controller.stopped is not None and session.exitstatus not in _KEEPS_ITS_CODE:
+            session.exitstatus = EXIT_MODEL_FAILED
         document = self.controller.document
-        if document is None:
+        if document is None or self.controller.stopped is not None:
             return
         normal = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
         if document.summary.gates and exitstatus in normal and not self.other_failures:
@@ -87,12 +110,24 @@ class ControllerPlugin:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         document = self.controller.document
-        if document is None:
+        if document is None and self.controller.stopped is None:
             return
-        from ..report import render_summary  # at the end, not at start
-
         terminalreporter.write_sep("=", "req2rank summary")
-        for line in render_summary(document, self.controller.paths, self.controller.output_errors):
-            terminalreporter.write_line(line)
-        for line in self.controller.report_lines:
-            terminalreporter.write_line(line)
+        if document is not None:
+            from ..report import render_summary  # at the end, not at start
+
+            for line in render_summary(document, self.controller.paths,
+                                       self.controller.output_errors):
+                terminalreporter.write_line(line)
+            for line in self.controller.report_lines:
+                terminalreporter.write_line(line)
+        if self.controller.stopped is not None:
+            from ._stopping import stopped_lines  # only a stopped run needs it
+
+            plan = self.controller.plan
+            for line in stopped_lines(
+                    self.controller.stopped, run_id=plan.run_id,
+                    finished=len(self.controller.items), planned=len(plan.item_ids),
+                    args=terminalreporter.config.invocation_params.args,
+                    exit_code=EXIT_MODEL_FAILED):
+                terminalreporter.write_line(line)

@@ -71,6 +71,8 @@ class Settings(GenerationSettings):
     api_base: str | None = None
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=1024)
     timeout: float = Field(default=120.0, gt=0)
+    preflight: bool = Field(default=True, description="Call every model once before the "
+                            "first item, and stop at once when one cannot answer")
     max_tokens: int = Field(default=2048, ge=1)
     temperature: float = Field(default=0.0, ge=0, le=2)
     samples_per_task: int = Field(default=1, ge=1, le=MAX_SAMPLES_PER_TASK)
@@ -139,6 +141,16 @@ class Settings(GenerationSettings):
             raise ValueError(f"expected a file name ending in .html, got {value!r} (a test path "
                              "right after --r2r-html? write --r2r-html=PATH, or put it last)")
         return value
+
+    @field_validator("preflight", mode="before")
+    @classmethod
+    def _check_switch(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        if word not in SWITCH_ON + SWITCH_OFF:
+            raise ValueError(f"expected on or off, got {value!r}")
+        return word in SWITCH_ON
 
     @field_validator("nversion", mode="before")
     @classmethod
