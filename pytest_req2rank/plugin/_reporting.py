@@ -9,7 +9,7 @@ import pytest
 
 from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
-from ._controller import Controller, lost_item
+from ._controller import Controller, lost_item, stopped_warning
 from ._keys import EVALUATOR_KEY
 from ._progress import Progress
 
@@ -116,6 +116,10 @@ class ControllerPlugin:
         if document is not None:
             from ..report import render_summary  # at the end, not at start
 
+            if self.controller.stopped is not None:  # said below with the command to resume
+                stop = stopped_warning(self.controller.stopped, self.controller.plan.run_id)
+                document = document.model_copy(update={"summary": document.summary.model_copy(
+                    update={"warnings": [w for w in document.summary.warnings if w != stop]})})
             for line in render_summary(document, self.controller.paths,
                                        self.controller.output_errors):
                 terminalreporter.write_line(line)

@@ -341,11 +341,13 @@ def preflight_models(evaluator: Evaluator, task_ids: list[str]) -> PreflightRepo
     from ..providers import PreflightFailed, preflight  # as the adapter: on the first call
 
     settings = evaluator.settings
+    elaborates = any(task.form == "requirement" for task in evaluator.tasks.values())
     report = preflight(
         [PreflightModel(str(model), api_base, (option,), option == "--r2r-embedding-model",
                         "--r2r-embedding-api-base" if option == "--r2r-embedding-model"
                         else "--r2r-api-base")
-         for option, model, api_base, _ in _models_of_run(settings, task_ids)],
+         for option, model, api_base, _ in _models_of_run(settings, task_ids)
+         if option != "--r2r-generator" or elaborates],  # a static suite never calls it
         concurrency=settings.concurrency, timeout_s=settings.timeout)
     if report.problems:
         raise PreflightFailed(report.problems)

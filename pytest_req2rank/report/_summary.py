@@ -87,8 +87,8 @@ def generator_fallback_warning(items: Sequence[ItemResult]) -> str | None:
     """How many requirements the generator failed to elaborate (their items ran the offline
     template variant instead), and why, most frequent reason first; None when none fell back."""
     elaborated = [item.provenance for item in items if item.provenance]
-    reasons = Counter(str(p.get("fallback_reason") or "no reason recorded")
-                      for p in elaborated if p.get("source") == "fallback")
+    reasons = Counter(str(p.get("fallback_reason") or "no reason recorded").removesuffix(
+        "; using the offline template variant") for p in elaborated if p.get("source") == "fallback")
     if not reasons:
         return None
     generator = next((str(p.get("generator")) for p in elaborated if p.get("generator")), "?")
