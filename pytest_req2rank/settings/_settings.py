@@ -134,23 +134,23 @@ class Settings(GenerationSettings):
     def _check_html(cls, value: object) -> object:
         if not isinstance(value, str):
             return value
-        word = value.strip().lower()
-        if word in SWITCH_ON + SWITCH_OFF:
-            return word in SWITCH_ON
-        if not word.endswith((".html", ".htm")):
+        switched = _switch(value)
+        if switched is not None:
+            return switched
+        if not value.strip().lower().endswith((".html", ".htm")):
             raise ValueError(f"expected a file name ending in .html, got {value!r} (a test path "
                              "right after --r2r-html? write --r2r-html=PATH, or put it last)")
         return value
 
     @field_validator("preflight", mode="before")
     @classmethod
-    def _check_switch(cls, value: object) -> object:
+    def _check_on_off(cls, value: object) -> object:
         if not isinstance(value, str):
             return value
-        word = value.strip().lower()
-        if word not in SWITCH_ON + SWITCH_OFF:
+        switched = _switch(value)
+        if switched is None:
             raise ValueError(f"expected on or off, got {value!r}")
-        return word in SWITCH_ON
+        return switched
 
     @field_validator("nversion", mode="before")
     @classmethod
@@ -308,6 +308,13 @@ class Settings(GenerationSettings):
     @property
     def sandbox_timeout_s(self) -> float:
         return self.sandbox_timeout_ms / 1000.0
+
+
+def _switch(value: str) -> bool | None:
+    """A switch word's meaning (:data:`SWITCH_ON`, :data:`SWITCH_OFF`, any case); None for
+    any other value."""
+    word = value.strip().lower()
+    return word in SWITCH_ON if word in SWITCH_ON + SWITCH_OFF else None
 
 
 def _check_names(value: tuple[str, ...], allowed: tuple[str, ...], what: str) -> tuple[str, ...]:

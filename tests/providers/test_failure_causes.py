@@ -1,9 +1,9 @@
-"""Why a call failed, read from class, status and message together; what the retry policy
-does with each cause; the breaker that stops calling a model that fails for good."""
+"""Why a call failed, read from class, status and message together (and so whether it is
+retried: tests/providers/test_retry_policy.py); the adapter's message naming the model and
+the URL; the breaker that stops calling a model that fails for good."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import socket
 from collections.abc import Callable
@@ -18,7 +18,6 @@ from pytest_req2rank.providers import (
     CompletionRequest,
     LiteLLMProvider,
     ProviderError,
-    RetryPolicy,
     reset_breakers,
     run_stop_reason,
 )
@@ -29,7 +28,6 @@ from pytest_req2rank.providers._errors import (
     failure_cause,
     root_message,
 )
-from pytest_req2rank.providers._retry import call_with_retries
 from pytest_req2rank.providers.fake import read_fake_log
 
 Install = Callable[[dict[str, Any]], Any]
@@ -135,53 +133,6 @@ def test_a_refused_connection_names_the_url_tried_and_the_socket_error() -> None
     assert root_message(exc) == "[Errno 111] Connect call failed ('127.0.0.1', 9)"
     # litellm's own wrappers carry placeholder URLs: never taken for the one tried
     assert connection_url(litellm_error("InternalServerError", "Connection error.", 500)) is None
-
-
-def scripted(*outcomes: Exception | str) -> tuple[Callable[[], Any], list[int]]:
-    calls: list[int] = []
-
-    async def call() -> str:
-        calls.append(1)
-        outcome = outcomes[min(len(calls), len(outcomes)) - 1]
-        if isinstance(outcome, Exception):
-            raise outcome
-        return outcome
-
-    return call, calls
-
-
-def retried(call: Callable[[], Any], delays: list[float]) -> Any:
-    async def sleep(seconds: float) -> None:
-        delays.append(seconds)
-
-    return asyncio.run(call_with_retries(call, policy=RetryPolicy(), sleep=sleep))
-
-
-@pytest.mark.parametrize("make", [
-    lambda: litellm_error("InternalServerError", OPENAI_MISSING_KEY, 500),
-    lambda: litellm_error("RateLimitError", "You exceeded your current quota", 429),
-    lambda: litellm_error("NotFoundError"),
-    lambda: StatusError(403),
-])
-def test_a_permanent_failure_is_not_retried(make: Callable[[], Exception]) -> None:
-    delays: list[float] = []
-    call, calls = scripted(make(), "never")
-    with pytest.raises(ProviderError) as info:
-        retried(call, delays)
-    assert (len(calls), delays, info.value.attempts) == (1, [], 1)
-    assert info.value.permanent and info.value.kind == "api_error"
-
-
-def test_an_unreachable_server_is_retried_as_a_transient_fault() -> None:
-    delays: list[float] = []
-    call, calls = scripted(refused())
-    with pytest.raises(ProviderError) as info:
-        retried(call, delays)
-    assert (len(calls), delays) == (4, [1.0, 2.0, 4.0])
-    assert info.value.cause == "unreachable" and not info.value.permanent
-    assert info.value.message.endswith("(gave up after 4 attempts)")
-    call, calls = scripted(refused(), "up now")
-    assert retried(call, delays).value == "up now"
 
 
 def script(*responses: dict[str, Any]) -> dict[str, Any]:
