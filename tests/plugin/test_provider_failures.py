@@ -26,7 +26,8 @@ TASKS = 6
 STOPPED_EXIT = 8
 BOUND_S = 60.0
 """A run that fails fast ends within this, where grinding through its items would take minutes
-(the -n 2 run gets twice as long: its workers each import litellm first)."""
+(the -n 2 run gets three times as long: each worker imports litellm first, 3-13 s measured on
+a loaded machine; its calls, counted, are the sharper check)."""
 RUN = ("--r2r-suite=jsonl:suite.jsonl", "--r2r-model=fake/coder", "--r2r-seed=5",
        "--r2r-judges=none", "--r2r-db=store.db", "--r2r-json=results.json")
 
@@ -209,7 +210,7 @@ def test_a_key_revoked_mid_run_stops_every_worker(
     assert len(document["items"]) < 40
     result.stdout.fnmatch_lines(["stopped: fake/coder failed 3 calls in a row *",
                                  "  fix the cause, then resume: pytest *--r2r-resume=*"])
-    assert wall < 2 * BOUND_S
+    assert wall < 3 * BOUND_S
 
 
 def test_a_generator_that_fails_during_the_run_is_counted_with_its_reason(
