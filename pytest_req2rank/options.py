@@ -83,6 +83,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("concurrency", "Model calls in flight per worker process, across its items", "N",
                "8"),
     OptionSpec("timeout", "Timeout of one model API call, in seconds", "SECONDS", "120"),
+    OptionSpec("preflight", "Before the first item, call every model of the run once with a "
+               "tiny request and stop (exit 4) when one cannot answer: on or off", "on|off",
+               "on"),
     OptionSpec("max_tokens", "Output token budget of the target model per task", "N", "2048"),
     OptionSpec("temperature", "Sampling temperature of the target model", "FLOAT", "0"),
     OptionSpec("reasoning_effort", "Reasoning effort of the target model: none, minimal, low, "

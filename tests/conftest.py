@@ -80,6 +80,16 @@ def pytester(pytester: pytest.Pytester,
     yield pytester
 
 
+@pytest.fixture(autouse=True)
+def _closed_breakers() -> Iterator[None]:
+    """Each test starts with no model of the process stopped by an earlier test's failures
+    (the providers' breakers are per process)."""
+    yield
+    breaker = sys.modules.get("pytest_req2rank.providers._breaker")
+    if breaker is not None:
+        breaker.reset_breakers()
+
+
 CHROMIUM = os.environ.get("R2R_CHROMIUM", "/usr/bin/chromium")
 """The browser of the browser tests: Debian's chromium (``.ci/chromium.sh`` installs it)."""
 

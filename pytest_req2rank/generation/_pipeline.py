@@ -38,6 +38,8 @@ class StageOutput(BaseModel):
     cost_usd: float | None = None
     calls: int = Field(default=1, description="Calls made, retries included; 0: a cache hit")
     latency_s: float = 0.0
+    error: str | None = Field(default=None, description="Why the stage got no answer (its "
+                              "calls still count)")
 
 
 class Attempt(BaseModel):
@@ -194,7 +196,9 @@ class _Run:
         try:
             completion = self.provider.complete(request)
         except ProviderError as exc:
-            raise _Rejected("provider_error", f"{stage}: {exc.kind}: {exc.message}") from None
+            reason = f"{stage}: {exc.kind}: {exc.message}"
+            self.stages.append(StageOutput(stage=stage, text="", calls=exc.attempts, error=reason))
+            raise _Rejected("provider_error", reason) from None
         self.stages.append(StageOutput(stage=stage, text=completion.text,
                                        prompt_tokens=completion.prompt_tokens,
                                        completion_tokens=completion.completion_tokens,

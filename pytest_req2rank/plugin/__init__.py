@@ -46,8 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
         try:
             configure_session(config)
-        except ConfigurationError as exc:
-            raise pytest.UsageError(str(exc)) from None
+        except ConfigurationError as exc:  # several lines (the preflight's): one ERROR each
+            raise pytest.UsageError(*(str(exc).splitlines() or [str(exc)])) from None
     elif not is_worker(config):
         config.pluginmanager.register(DormantPlugin(config), DormantPlugin.name)
 
@@ -151,7 +151,11 @@ def pytest_runtest_makereport(
     if result is not None and report.when == "call":
         # One JSON string: xdist serializes nested dicts object by object, in Python.
         report.r2r_result = result.model_dump_json()  # type: ignore[attr-defined]
-        from ..providers import calls_in_flight  # loaded already: the item called a provider
+        from ..providers import calls_in_flight, run_stop_reason  # loaded already: the item ran
 
         report.r2r_calls_in_flight = calls_in_flight()  # type: ignore[attr-defined]
+        stop = run_stop_reason()
+        if stop is not None:  # a model fails for good: this process runs no further item
+            report.r2r_stop = stop  # type: ignore[attr-defined]
+            item.session.shouldstop = item.session.shouldstop or stop
     return report

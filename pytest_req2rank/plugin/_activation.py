@@ -99,8 +99,8 @@ class DormantPlugin:
             return
         from ._session import configure_session  # the engine: only in a benchmark session
 
-        try:
-            configure_session(self.config, draw=self.draw)
+        try:  # no preflight: the workers have called the models already
+            configure_session(self.config, draw=self.draw, preflight=False)
         except ConfigurationError as exc:  # the workers planned it: this would be a bug
             raise pytest.UsageError(str(exc)) from None
         self._write_header()

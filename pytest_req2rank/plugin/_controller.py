@@ -17,6 +17,7 @@ from ..plan import RunPlan
 from ..settings import Settings
 
 if TYPE_CHECKING:
+    from ..providers import PreflightReport
     from ..report import ResultsDocument, RunSummary
     from ..store import Store
 
@@ -134,6 +135,17 @@ class Controller:
         """Called with each item as it is kept (the evidence chain of a submitted run)."""
         self.output_errors: dict[str, str] = {}
         """What could not be written (``store``, ``qa log``, ``results``), and where it is instead."""
+        self.preflight: PreflightReport | None = None
+        """The models' check before the first item, when it ran."""
+        self.stopped: str | None = None
+        """Why the run stopped early: a model failed for good (see ``providers.run_stop_reason``)."""
+
+    def stop(self, reason: str) -> bool:
+        """Note that the run stops because of ``reason``; False when it was stopping already."""
+        if self.stopped is not None:
+            return False
+        self.stopped = reason
+        return True
 
     @property
     def gate_failed(self) -> bool:
@@ -211,7 +223,11 @@ class Controller:
         items = in_plan_order(self.items.values(), self.plan.item_ids)
         wall = time.perf_counter() - self._t0
         summary = summarize_run(items, item_ids=self.plan.item_ids, nversion=self.plan.nversion,
-                                wall_time_s=wall, seed=self.plan.seed)
+                                wall_time_s=wall, seed=self.plan.seed,
+                                preflight=self.preflight.usage if self.preflight else None)
+        if self.stopped is not None:
+            summary = summary.model_copy(update={"warnings": [
+                *summary.warnings, stopped_warning(self.stopped, self.plan.run_id)]})
         if self.plan.nversion is not None:
             summary = summary.model_copy(update={"warnings": [*summary.warnings, *self.warnings]})
         summary = self._apply_gates(summary, items)
@@ -309,6 +325,12 @@ class Controller:
                                                  max_drop=settings.max_drop, seed=self.plan.seed)
             gates.append(gate)
         return summary.model_copy(update={"gates": gates, "baseline": baseline_report})
+
+
+def stopped_warning(reason: str, run_id: str) -> str:
+    """The results' warning of a run stopped because a model failed for good."""
+    return (f"the run stopped early, because a model failed for good: {reason}; the items not "
+            f"run are not in the score: fix the cause, then resume with --r2r-resume={run_id}")
 
 
 def lost_item(controller: Controller, item_id: str, detail: str) -> ItemResult:

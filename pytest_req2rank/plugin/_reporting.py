@@ -9,13 +9,18 @@ import pytest
 
 from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
-from ._controller import Controller, lost_item
+from ._controller import Controller, lost_item, stopped_warning
 from ._keys import EVALUATOR_KEY, KEPT_INPUT
 from ._progress import Progress
 
 _PARAM_ID = re.compile(r"\[(.+)\](?:@[^\[\]]*)?$")  # "@group": xdist's loadgroup suffix
 EXIT_OUTPUT_FAILED = 7
 """The run finished, but an output (results JSON, Q&A log, store) could not be written."""
+EXIT_MODEL_FAILED = 8
+"""The run stopped early: a model kept failing for a cause no retry mends (revoked key,
+exhausted quota); the finished items are kept, the others were not run."""
+_KEEPS_ITS_CODE = (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR,
+                   pytest.ExitCode.NO_TESTS_COLLECTED)
 
 
 class ControllerPlugin:
@@ -29,8 +34,10 @@ class ControllerPlugin:
         self._terminal: Any = None
         self.interrupted = False
         """Whether the run stopped before its end (Ctrl-C, -x, a crash, a stop)."""
+        self._session: pytest.Session | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._session = session
         terminal = session.config.pluginmanager.get_plugin("terminalreporter")
         self._terminal = terminal if terminal is not None and terminal.verbosity >= 0 else None
 
@@ -59,6 +66,9 @@ class ControllerPlugin:
                                  getattr(report, "r2r_calls_in_flight", None))
             if self._terminal is not None and self.progress.due():
                 self._terminal.write_line(self.progress.line())
+            stop = getattr(report, "r2r_stop", None)
+            if stop is not None and self.controller.stop(str(stop)):
+                self._stop_session(str(stop))
             return
         if not report.failed:
             return
@@ -71,16 +81,29 @@ class ControllerPlugin:
         else:
             self.other_failures += 1
 
+    def _stop_session(self, reason: str) -> None:
+        """No item starts after this one: pytest's loop here, and under xdist the
+        controller's, which tells the workers to shut down (each also stops by itself,
+        its own calls of the model failing the same way)."""
+        if self._session is None:
+            return
+        dsession = self._session.config.pluginmanager.get_plugin("dsession")
+        if dsession is not None and not getattr(dsession, "shouldstop", False):
+            dsession.shouldstop = reason
+        self._session.shouldstop = self._session.shouldstop or reason
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        # Interrupted: Ctrl-C, a crash, or stopped early (-x, --maxfail, a stopped session).
+        # Interrupted: Ctrl-C, a crash, or stopped early (-x, --maxfail, a model's failure).
         self.interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED,
                                           pytest.ExitCode.INTERNAL_ERROR) \
             or bool(session.shouldstop or session.shouldfail)
         self.controller.finish(interrupted=self.interrupted)
+        if self.controller.stopped is not None and session.exitstatus not in _KEEPS_ITS_CODE:
+            session.exitstatus = EXIT_MODEL_FAILED
         if exitstatus == pytest.ExitCode.INTERNAL_ERROR:  # pytest prints no terminal summary
             self._write(self._resume_hint(session.config))
         document = self.controller.document
-        if document is None:
+        if document is None or self.controller.stopped is not None:
             return
         normal = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
         if self.controller.kept and exitstatus in (*normal, pytest.ExitCode.NO_TESTS_COLLECTED):
@@ -120,15 +143,32 @@ class ControllerPlugin:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         document = self.controller.document
-        if document is None:
+        if document is None and self.controller.stopped is None:
             return
-        from ..report import render_summary  # at the end, not at start
-
         terminalreporter.write_sep("=", "req2rank summary")
-        for line in render_summary(document, self.controller.paths, self.controller.output_errors):
-            terminalreporter.write_line(line)
-        for line in self.controller.report_lines:
-            terminalreporter.write_line(line)
+        if document is not None:
+            from ..report import render_summary  # at the end, not at start
+
+            if self.controller.stopped is not None:  # said below with the command to resume
+                stop = stopped_warning(self.controller.stopped, self.controller.plan.run_id)
+                document = document.model_copy(update={"summary": document.summary.model_copy(
+                    update={"warnings": [w for w in document.summary.warnings if w != stop]})})
+            for line in render_summary(document, self.controller.paths,
+                                       self.controller.output_errors):
+                terminalreporter.write_line(line)
+            for line in self.controller.report_lines:
+                terminalreporter.write_line(line)
+        if self.controller.stopped is not None:
+            from ._resume import resume_command, stopped_lines  # only a stopped run needs it
+
+            plan = self.controller.plan
+            command = resume_command(terminalreporter.config, plan.run_id,
+                                     self.controller.paths.store)
+            for line in stopped_lines(
+                    self.controller.stopped, finished=len(self.controller.items),
+                    planned=len(plan.item_ids), command=command, exit_code=EXIT_MODEL_FAILED):
+                terminalreporter.write_line(line)
+            return
         hint = self._resume_hint(terminalreporter.config)
         if hint is not None:
             terminalreporter.write_line(hint)

@@ -55,3 +55,14 @@ def _without_resume(args: Sequence[str]) -> list[str]:
         elif not arg.startswith(_RESUME + "="):
             kept.append(arg)
     return kept
+
+
+def stopped_lines(reason: str, *, finished: int, planned: int, command: str,
+                  exit_code: int) -> list[str]:
+    """The summary's lines for a run that stopped early because a model failed for good."""
+    return [
+        f"stopped: {reason}",
+        (f"  {finished} of {planned} items finished and kept, {planned - finished} not run "
+         f"(exit code {exit_code})"),
+        f"  fix the cause, then resume: {command}",
+    ]

@@ -24,7 +24,14 @@ from ..models import (
     Task,
 )
 from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks, select_tasks
-from ..providers import SamplesProvider, check_model, parameter_notes
+from ..providers import (
+    PreflightModel,
+    PreflightReport,
+    SamplesProvider,
+    check_model,
+    parameter_notes,
+    reset_breakers,
+)
 from ..settings import BaselinePlan, Settings, SettingsError, plan_like_baseline
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
 from ._config import load_settings, submit_asked
@@ -37,13 +44,17 @@ if TYPE_CHECKING:
     from ..report import ResultsDocument
 
 
-def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
+def configure_session(config: pytest.Config, draw: Draw | None = None, *,
+                      preflight: bool = True) -> None:
     """Resolve settings, decide the seed, load the suite and freeze (or, on a worker, receive) the plan.
 
     ``draw``: the session's seed and run id when every process plans the run itself (a
     session set up while collecting, see :mod:`._activation`); otherwise the controller
-    draws them here and ships the plan to its workers.
+    draws them here and ships the plan to its workers. ``preflight``: whether the controller
+    calls the run's models once before the first item (``--r2r-preflight``); not when it
+    takes up a run its workers have started.
     """
+    reset_breakers()  # a new run: no model of this process has failed in it yet
     settings = load_settings(config)
     db = store_path(settings)
     workerinput = getattr(config, "workerinput", None)
@@ -91,7 +102,8 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
     evaluator = Evaluator(settings, plan, by_id, db, kept=kept)
-    _check_model(evaluator, [by_id[item_id].task_id for item_id in plan.item_ids])
+    task_ids = [by_id[item_id].task_id for item_id in plan.item_ids]
+    _check_model(evaluator, task_ids)
     config.stash[EVALUATOR_KEY] = evaluator
     if workerinput is not None:  # a worker that planned the run itself
         evaluator.sandbox.prestart()
@@ -102,6 +114,8 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     repeats = nversion_repeat_warning(evaluator)
     controller.warnings += [repeats] if repeats else []
     check_outputs(settings, controller.paths)
+    if preflight and settings.preflight and _runs_items(config):  # before the nonce, after the free checks
+        controller.preflight = preflight_models(evaluator, task_ids)
     submitting = None
     if target is not None:  # the nonce, before any model call
         from ._submitting import SubmitPlugin, start_submission  # as submission_target
@@ -113,6 +127,14 @@ def configure_session(config: pytest.Config, draw: Draw | None = None) -> None:
     config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
     if submitting is not None:
         config.pluginmanager.register(submitting, submitting.name)
+
+
+def _runs_items(config: pytest.Config) -> bool:
+    """Whether this session runs items (not ``--collect-only``, ``--help``, ``--fixtures``…)."""
+    option = config.option
+    return not any(getattr(option, name, False) for name in (
+        "collectonly", "help", "version", "showfixtures", "show_fixtures_per_test", "markers",
+        "setupplan"))
 
 
 def _samples_per_task(settings: Settings) -> SampleCounts:
@@ -316,29 +338,55 @@ def _check_resumed_faults(run_id: str, plan: RunPlan, settings: Settings) -> Non
             f"not {','.join(settings.faults)}; resume it with --r2r-faults={','.join(stored)}")
 
 
+def _models_of_run(settings: Settings, task_ids: list[str]
+                   ) -> list[tuple[str, ModelSpec | str, str | None, list[str] | None]]:
+    """Every model the run calls: (option, model, its api_base, the task ids it must cover)."""
+    models: list[tuple[str, ModelSpec | str, str | None, list[str] | None]] = [
+        ("--r2r-model", settings.model, settings.api_base, task_ids)]
+    if settings.generator is not None:
+        models.append(("--r2r-generator", settings.generator, settings.api_base, None))
+    models += [("--r2r-judges", judge, None, None)
+               for judge in settings.panel() if judge != STATIC_JUDGE]
+    if settings.nversion is not None:
+        if settings.sdp_judge is not None and settings.sdp_judge_model()[0] is not None:
+            models.append(("--r2r-sdp-judge", settings.sdp_judge, None, None))
+        if settings.embedding_model is not None:
+            models.append(("--r2r-embedding-model", settings.embedding_model,
+                           settings.embedding_api_base, None))
+    return models
+
+
 def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
     """Check the model, the generator and the judges once, up front, so a broken samples
     file, an unroutable model name or a model missing from the fake script is one clear
     error rather than one failure per item. Builds no provider of the run (nor its store)."""
     settings = evaluator.settings
-    checks: list[tuple[str, ModelSpec | str, str | None, list[str] | None]] = [
-        ("--r2r-model", settings.model, settings.api_base, task_ids)]
-    if settings.generator is not None:
-        checks.append(("--r2r-generator", settings.generator, settings.api_base, None))
-    checks += [("--r2r-judges", judge, None, None)
-               for judge in settings.panel() if judge != STATIC_JUDGE]
-    if settings.nversion is not None:
-        if settings.sdp_judge is not None and settings.sdp_judge_model()[0] is not None:
-            checks.append(("--r2r-sdp-judge", settings.sdp_judge, None, None))
-        if settings.embedding_model is not None:
-            checks.append(("--r2r-embedding-model", settings.embedding_model,
-                           settings.embedding_api_base, None))
-    for option, model, api_base, ids in checks:
+    for option, model, api_base, ids in _models_of_run(settings, task_ids):
         effort = settings.reasoning_effort if option == "--r2r-model" else None
         try:
             check_model(model, api_base=api_base, task_ids=ids, reasoning_effort=effort)
         except ConfigurationError as exc:
             raise SettingsError(f"{option}: {exc}") from None
+
+
+def preflight_models(evaluator: Evaluator, task_ids: list[str]) -> PreflightReport:
+    """Call every remote model of the run once (:func:`~pytest_req2rank.providers.preflight`);
+    raise :class:`~pytest_req2rank.providers.PreflightFailed`, one line per model that
+    cannot answer."""
+    from ..providers import PreflightFailed, preflight  # as the adapter: on the first call
+
+    settings = evaluator.settings
+    elaborates = any(task.form == "requirement" for task in evaluator.tasks.values())
+    report = preflight(
+        [PreflightModel(str(model), api_base, (option,), option == "--r2r-embedding-model",
+                        "--r2r-embedding-api-base" if option == "--r2r-embedding-model"
+                        else "--r2r-api-base")
+         for option, model, api_base, _ in _models_of_run(settings, task_ids)
+         if option != "--r2r-generator" or elaborates],  # a static suite never calls it
+        concurrency=settings.concurrency, timeout_s=settings.timeout)
+    if report.problems:
+        raise PreflightFailed(report.problems)
+    return report
 
 
 def header_lines(config: pytest.Config) -> list[str]:

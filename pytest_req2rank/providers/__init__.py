@@ -4,13 +4,16 @@
 ``r2r/reference`` and ``r2r/samples:PATH`` are offline built-ins that never
 import litellm; every other string is a LiteLLM model served by
 :class:`LiteLLMProvider` (``fake/<name>`` by the scripted fake in
-:mod:`pytest_req2rank.providers.fake`).
+:mod:`pytest_req2rank.providers.fake`). :func:`preflight` checks a run's models with one
+tiny request each before the first item; a model that keeps failing for a run-wide cause
+(revoked key, exhausted quota) is not called again and :func:`run_stop_reason` says why.
 """
 
 from __future__ import annotations
 
 from ._base import (
     PERMANENT_CAUSES,
+    PREFLIGHT_PROMPT,
     RUN_WIDE_CAUSES,
     AnswerSchema,
     Completion,
@@ -23,11 +26,20 @@ from ._base import (
     ProviderError,
     usage_of,
 )
+from ._breaker import RUN_WIDE_FAILURES_TO_STOP, reset_breakers, run_stop_reason
 from ._cache import CachedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
 from ._params import Budget, ModelParameters
+from ._preflight import (
+    PREFLIGHT_MAX_TOKENS,
+    PreflightCheck,
+    PreflightFailed,
+    PreflightModel,
+    PreflightReport,
+    preflight,
+)
 from ._reasoning import SplitAnswer, split_reasoning
 from ._reference import ReferenceProvider
 from ._resolve import check_model, load_offline, parameter_notes, resolve_provider
@@ -38,9 +50,12 @@ from ._schema import strict_answer_schema, strict_mode_problems
 __all__ = [
     "OFFLINE_DEFAULTS",
     "PERMANENT_CAUSES",
+    "PREFLIGHT_MAX_TOKENS",
+    "PREFLIGHT_PROMPT",
     "RUN_WIDE_CAUSES",
     "AnswerSchema",
     "Budget",
+    "RUN_WIDE_FAILURES_TO_STOP",
     "CachedProvider",
     "Completion",
     "CompletionRequest",
@@ -49,6 +64,10 @@ __all__ = [
     "LiteLLMProvider",
     "Message",
     "ModelParameters",
+    "PreflightCheck",
+    "PreflightFailed",
+    "PreflightModel",
+    "PreflightReport",
     "Provider",
     "ProviderConfigError",
     "ProviderError",
@@ -64,7 +83,10 @@ __all__ = [
     "load_offline",
     "load_samples",
     "parameter_notes",
+    "preflight",
+    "reset_breakers",
     "resolve_provider",
+    "run_stop_reason",
     "split_reasoning",
     "strict_answer_schema",
     "strict_mode_problems",

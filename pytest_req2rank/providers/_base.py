@@ -173,6 +173,11 @@ class ProviderError(Req2RankError):
         return self.cause in RUN_WIDE_CAUSES
 
 
+PREFLIGHT_PROMPT = "req2rank preflight: reply with the single word ok"
+"""The preflight's request to every model of a run (:func:`.preflight`), one user message;
+the scripted fake recognises it (:mod:`.fake`)."""
+
+
 class ProviderConfigError(ConfigurationError, ValueError):
     """A model string or provider setting that cannot work; message says how to fix it."""
 

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from ..models import DEFAULT_CONCURRENCY, FAKE_PREFIX, ReasoningEffort
 from ._base import (
     Completion,
     CompletionRequest,
     Embedding,
+    FailureCause,
     Provider,
     ProviderConfigError,
     ProviderError,
 )
+from ._breaker import check_breaker, record_failure, record_success
 from ._env import import_litellm
+from ._errors import connection_url, describe, root_message
 from ._params import ModelParameters
-from ._retry import HARD_TIMEOUT_GRACE_S, RetryPolicy, Sleep, call_with_retries
+from ._retry import HARD_TIMEOUT_GRACE_S, Attempted, RetryPolicy, Sleep, call_with_retries
 from ._usage import (
     reasoning_token_count,
     response_cost,
@@ -34,6 +38,8 @@ from .fake import register_fake_provider
 
 # The OpenAI SDK refuses to start without a key, even for a keyless local server.
 _PLACEHOLDER_KEY = "sk-no-key-required"
+_CREDENTIAL_NAME = re.compile(r"KEY|TOKEN|SECRET|CREDENTIALS", re.IGNORECASE)
+T = TypeVar("T")
 
 
 class LiteLLMProvider(Provider):
@@ -44,7 +50,9 @@ class LiteLLMProvider(Provider):
     ``concurrency`` calls of all providers in flight (waiting out a backoff does not hold a
     slot), and a rate limit pauses every call of this model.
     ``fake/<name>`` models are served in-process by :mod:`pytest_req2rank.providers.fake`.
-    litellm is imported on the first call, not before.
+    litellm is imported on the first call, not before. A model that keeps failing for a
+    run-wide cause is not called again (:mod:`._breaker`). Every error names the model, and
+    a connection error the URL it tried.
 
     ``reasoning_effort`` is sent with every request of this provider (the target model's
     ``--r2r-reasoning-effort``); what else is sent follows the model (:class:`ModelParameters`).
@@ -140,11 +148,77 @@ class LiteLLMProvider(Provider):
             kwargs["reasoning_effort"] = self.reasoning_effort
             if parameters.custom:  # LiteLLM passes a custom handler only what it lists
                 kwargs["allowed_openai_params"] = ["reasoning_effort"]
-        if self.api_base is not None:
-            kwargs["api_base"] = self.api_base
-            if self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-                kwargs["api_key"] = _PLACEHOLDER_KEY
+        kwargs.update(self.endpoint_kwargs())
         return kwargs
+
+    def endpoint_kwargs(self) -> dict[str, Any]:
+        """``api_base``, and the placeholder key an OpenAI-compatible server without a key needs."""
+        if self.api_base is None:
+            return {}
+        if self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            return {"api_base": self.api_base, "api_key": _PLACEHOLDER_KEY}
+        return {"api_base": self.api_base}
+
+    def missing_credentials(self) -> list[str]:
+        """The credential variables LiteLLM says this model needs and the environment lacks
+        (``litellm.validate_environment``, no network call; what else it lists, such as a
+        base URL with a default, is left to a request to tell)."""
+        litellm = self._ensure_ready()
+        try:
+            found = litellm.validate_environment(
+                model=self.model, api_key=self.endpoint_kwargs().get("api_key"),
+                api_base=self.api_base)
+        except Exception:  # noqa: BLE001 - litellm's check is a hint; a request decides
+            return []
+        return [name for name in found.get("missing_keys") or []
+                if _CREDENTIAL_NAME.search(name)]
+
+    def credential_variables(self) -> list[str]:
+        """The environment variables set for this model's provider that look like its
+        credentials (``OPENAI_API_KEY`` for ``gpt-4o``)."""
+        litellm = self._ensure_ready()
+        try:
+            provider = str(litellm.get_llm_provider(model=self.model, api_base=self.api_base)[1])
+        except Exception:  # noqa: BLE001 - routed already (validate); a name is only a hint
+            return []
+        prefixes = tuple({f"{provider.upper()}_", f"{provider.upper().replace('_', '')}_"})
+        return sorted(name for name in os.environ
+                      if name.startswith(prefixes) and _CREDENTIAL_NAME.search(name))
+
+    def default_api_base(self) -> str | None:
+        """Where LiteLLM sends this model's calls without ``--r2r-api-base``, when it says."""
+        litellm = self._ensure_ready()
+        try:
+            base = litellm.get_api_base(self.model, {})
+        except Exception:  # noqa: BLE001 - a helper of litellm's; no answer is an answer
+            return None
+        return base if isinstance(base, str) and base else None
+
+    def explain(self, exc: BaseException, cause: FailureCause) -> str:
+        """A failed call's message: the model, the provider's own words and, when the server
+        could not be reached, the URL tried."""
+        text = describe(exc)
+        if cause == "unreachable":
+            url = connection_url(exc) or self.api_base or self.default_api_base()
+            root = root_message(exc)
+            detail = text if root in text else f"{text}; {root}"
+            text = (f"cannot connect to {url} ({detail})" if url else
+                    f"cannot connect to the provider's default endpoint ({detail})")
+        return text if self.model in text else f"{self.model}: {text}"
+
+    async def _guarded(self, attempt: Callable[[], Awaitable[T]], sleep: Sleep,
+                       shared: Any) -> Attempted[T]:
+        """``attempt`` under the retry policy, unless the model's breaker is open; its outcome
+        counts towards the breaker."""
+        check_breaker(self.model, self.api_base)
+        try:
+            done = await call_with_retries(attempt, policy=self.policy, sleep=sleep,
+                                           shared=shared, explain=self.explain)
+        except ProviderError as error:
+            record_failure(self.model, self.api_base, error)
+            raise
+        record_success(self.model, self.api_base)
+        return done
 
     def complete(self, request: CompletionRequest) -> Completion:
         from ._loop import run_sync  # with asyncio, on the first call: a static run needs neither
@@ -173,9 +247,7 @@ class LiteLLMProvider(Provider):
                     return await litellm.acompletion(**kwargs)
 
         started = time.perf_counter()
-        done = await call_with_retries(attempt, policy=self.policy,
-                                       sleep=self._sleep or asyncio.sleep,
-                                       shared=(gate, self.model))
+        done = await self._guarded(attempt, self._sleep or asyncio.sleep, (gate, self.model))
         latency = time.perf_counter() - started
         response = done.value
         prompt_tokens, completion_tokens = token_counts(response)
@@ -206,6 +278,12 @@ class LiteLLMProvider(Provider):
 
         return run_sync(self._aembed(list(texts), timeout_s))
 
+    async def aembed(self, texts: Sequence[str], *, timeout_s: float = 120.0) -> Embedding:
+        """Async :meth:`embed`, usable from any event loop."""
+        from ._loop import run_there  # as complete()
+
+        return await run_there(self._aembed(list(texts), timeout_s))
+
     async def _aembed(self, texts: list[str], timeout_s: float) -> Embedding:
         import asyncio  # as _acomplete
 
@@ -215,11 +293,7 @@ class LiteLLMProvider(Provider):
         self._register_fake()
         gate = call_gate(self.concurrency)
         kwargs: dict[str, Any] = {"model": self.model, "input": texts, "timeout": timeout_s,
-                                  "max_retries": 0, "num_retries": 0}
-        if self.api_base is not None:
-            kwargs["api_base"] = self.api_base
-            if self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-                kwargs["api_key"] = _PLACEHOLDER_KEY
+                                  "max_retries": 0, "num_retries": 0, **self.endpoint_kwargs()}
 
         async def attempt() -> Any:
             async with gate.slot(self.model):
@@ -227,9 +301,7 @@ class LiteLLMProvider(Provider):
                     return await litellm.aembedding(**kwargs)
 
         started = time.perf_counter()
-        done = await call_with_retries(attempt, policy=self.policy,
-                                       sleep=self._sleep or asyncio.sleep,
-                                       shared=(gate, self.model))
+        done = await self._guarded(attempt, self._sleep or asyncio.sleep, (gate, self.model))
         vectors = response_vectors(done.value)
         if len(vectors) != len(texts) or any(
                 not vector or not all(math.isfinite(x) for x in vector) for vector in vectors):

@@ -1,11 +1,13 @@
 """The retry policy: the only place a provider call is retried.
 
-Rate limits (429) and transient server or connection faults back off
-1 s → 2 s → 4 s (doubling, capped at 8 s), at most 3 retries, or wait for the
+Rate limits (429), transient server or connection faults and an unreachable server back
+off 1 s → 2 s → 4 s (doubling, capped at 8 s), at most 3 retries, or wait for the
 server's Retry-After hint (capped). A rate limit pauses every call of that model in the
-process for that wait (:class:`._gate.CallGate`), not only the call that got it. An API timeout is retried once, at once;
-a second one is a ``timeout``. Anything else, and exhausted retries, is an
-``api_error``.
+process for that wait (:class:`._gate.CallGate`), not only the call that got it. An API
+timeout is retried once, at once; a second one is a ``timeout``. A failure no retry can
+mend (refused credentials, unknown model, exhausted quota, a request the provider refuses:
+:data:`._base.PERMANENT_CAUSES`) is not retried. Those, and exhausted retries, are an
+``api_error``; each :class:`ProviderError` says its cause (:func:`._errors.failure_cause`).
 """
 
 from __future__ import annotations
@@ -14,14 +16,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from ._base import ProviderError
-from ._errors import classify, describe, retry_after_s
+from ._base import FailureCause, ProviderError
+from ._errors import describe, failure_cause, failure_class, retry_after_s
 
 T = TypeVar("T")
 
 HARD_TIMEOUT_GRACE_S = 10.0
 """Grace on top of a request's own timeout, for providers that ignore it."""
 Sleep = Callable[[float], Awaitable[None]]
+Explain = Callable[[BaseException, FailureCause], str]
+"""The message of a failed call: the provider's own words, and what the caller knows (the
+model, the URL it tried)."""
+
+
+def _describe(exc: BaseException, cause: FailureCause) -> str:
+    return describe(exc)
 
 
 class SharedPause(Protocol):
@@ -69,11 +78,12 @@ class Attempted(Generic[T]):
 
 
 async def call_with_retries(call: Callable[[], Awaitable[T]], *, policy: RetryPolicy,
-                            sleep: Sleep, shared: tuple[SharedPause, str] | None = None
-                            ) -> Attempted[T]:
+                            sleep: Sleep, shared: tuple[SharedPause, str] | None = None,
+                            explain: Explain = _describe) -> Attempted[T]:
     """Await ``call()`` until it succeeds or the policy gives up with :class:`ProviderError`.
 
     With ``shared = (gate, model)``, a rate limit's wait also pauses the model's other calls.
+    ``explain`` words the error's message (default: the exception's class and first line).
     """
     attempts = retries = timeouts = 0
     delays: list[float] = []
@@ -82,20 +92,22 @@ async def call_with_retries(call: Callable[[], Awaitable[T]], *, policy: RetryPo
         try:
             value = await call()
         except Exception as exc:
-            kind = classify(exc)
+            cause = failure_cause(exc)
+            kind = failure_class(cause)
             if kind == "fatal":
-                raise ProviderError("api_error", describe(exc), attempts=attempts) from exc
+                raise ProviderError("api_error", explain(exc, cause), attempts=attempts,
+                                    cause=cause) from exc
             if kind == "timeout":
                 timeouts += 1
                 if timeouts > policy.timeout_retries:
                     raise ProviderError(
-                        "timeout", f"{describe(exc)} (timed out {timeouts} times)", attempts=attempts
-                    ) from exc
+                        "timeout", f"{explain(exc, cause)} (timed out {timeouts} times)",
+                        attempts=attempts, cause=cause) from exc
                 continue
             if retries >= policy.max_retries:
                 raise ProviderError(
-                    "api_error", f"{describe(exc)} (gave up after {attempts} attempts)",
-                    attempts=attempts,
+                    "api_error", f"{explain(exc, cause)} (gave up after {attempts} attempts)",
+                    attempts=attempts, cause=cause,
                 ) from exc
             delay = policy.delay_s(exc, retries)
             if kind == "rate_limit" and shared is not None:

@@ -200,9 +200,11 @@ class RunSummary(BaseModel):
     )
     warnings: list[str] = Field(default_factory=list)
     totals: Totals = Field(default_factory=Totals, description="Every role together")
-    totals_by_role: dict[Literal["target", "judges", "generator", "diversity"], Totals] = Field(
+    totals_by_role: dict[Literal["target", "judges", "generator", "diversity", "preflight"],
+                         Totals] = Field(
         default_factory=dict, description="Calls, tokens and cost of each role (diversity: an "
-        "N-version run's SDP judge and embedding model)"
+        "N-version run's SDP judge and embedding model; preflight: the one tiny request to "
+        "each model before the first item, absent when it was skipped)"
     )
     judging: JudgingSummary | None = None
     gates: list[GateReport] = Field(default_factory=list)

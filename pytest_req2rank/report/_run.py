@@ -28,14 +28,15 @@ def version_items(items: Iterable[ItemResult]) -> list[ItemResult]:
 
 
 def summarize_run(items: Sequence[ItemResult], *, item_ids: Sequence[str], nversion: int | None,
-                  wall_time_s: float, seed: int) -> RunSummary:
+                  wall_time_s: float, seed: int, preflight: Usage | None = None) -> RunSummary:
     """The summary of a run planned as ``item_ids`` (``nversion``: its versions per task),
-    before its gates: the score covers the version items, the N-version tables the rest."""
+    before its gates: the score covers the version items, the N-version tables the rest.
+    ``preflight``: the usage of the models' check before the first item, if it ran."""
     planned = [i for i in item_ids if not _ENSEMBLE_ITEM.fullmatch(i)]
     summary = build_summary(
         version_items(items), planned=len(planned), wall_time_s=wall_time_s, seed=seed,
         diversity=diversity_usage(items) if nversion is not None else None,
-        with_pass_at_k=nversion is None)
+        with_pass_at_k=nversion is None, preflight=preflight)
     if nversion is not None:
         summary = summary.model_copy(update={"nversion": nversion_summary(
             items, nversion, ensemble_planned=len(item_ids) - len(planned))})

@@ -25,12 +25,13 @@ from ._judging import dimension_scores, judge_usage, judging_summary, totals_of
 
 def build_summary(
     items: Sequence[ItemResult], *, planned: int, wall_time_s: float, seed: int = 0,
-    diversity: Usage | None = None, with_pass_at_k: bool = True,
+    diversity: Usage | None = None, with_pass_at_k: bool = True, preflight: Usage | None = None,
 ) -> RunSummary:
     """Summarize finished items. ``planned`` counts the items the plan meant to run;
     ``seed`` makes the bootstrap interval reproducible; ``diversity``: an N-version run's
     calls for SDP and MBCS (a role of their own in the totals); ``with_pass_at_k`` False leaves
-    pass@k out (an N-version run's versions are no samples of one answer)."""
+    pass@k out (an N-version run's versions are no samples of one answer); ``preflight``: the
+    calls that checked the models before the first item (a role of their own)."""
     overall, ci95 = run_score(items, seed=seed)
     roles = {
         "target": sum((item.usage for item in items), Usage()),
@@ -39,6 +40,8 @@ def build_summary(
     }
     if diversity is not None:
         roles["diversity"] = diversity
+    if preflight is not None:
+        roles["preflight"] = preflight
     counts = Counter(item.status for item in items)
     groups = group_by_dataset((item.dataset, _outcome(item)) for item in items)
     phase0: dict[str, dict[str, float | str | None]] = {}
@@ -54,6 +57,8 @@ def build_summary(
         metrics |= {f"eval/{dataset}/{name}": value for name, value in report.values.items()}
     judging, judging_warnings = judging_summary(items)
     warnings += judging_warnings
+    fallbacks = generator_fallback_warning(items)
+    warnings += [fallbacks] if fallbacks else []
     if len(items) < planned:
         warnings.append(
             f"{planned - len(items)} of {planned} planned items have no result "
@@ -76,6 +81,21 @@ def build_summary(
         judging=judging,
         wall_time_s=round(wall_time_s, 3),
     )
+
+
+def generator_fallback_warning(items: Sequence[ItemResult]) -> str | None:
+    """How many requirements the generator failed to elaborate (their items ran the offline
+    template variant instead), and why, most frequent reason first; None when none fell back."""
+    elaborated = [item.provenance for item in items if item.provenance]
+    reasons = Counter(str(p.get("fallback_reason") or "no reason recorded").removesuffix(
+        "; using the offline template variant") for p in elaborated if p.get("source") == "fallback")
+    if not reasons:
+        return None
+    generator = next((str(p.get("generator")) for p in elaborated if p.get("generator")), "?")
+    shown = "; ".join(f"{count}x {reason}" for reason, count in reasons.most_common(2))
+    more = f"; and {len(reasons) - 2} other reasons" if len(reasons) > 2 else ""
+    return (f"generator {generator} fell back to the offline template variant for "
+            f"{reasons.total()} of {len(elaborated)} requirements: {shown}{more}")
 
 
 def pass_at_k_by_dataset(items: Iterable[ItemResult], ks: Iterable[int] = PASS_AT_K

@@ -73,6 +73,8 @@ class Settings(GenerationSettings):
     api_base: str | None = None
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=1024)
     timeout: float = Field(default=120.0, gt=0)
+    preflight: bool = Field(default=True, description="Call every model once before the "
+                            "first item, and stop at once when one cannot answer")
     max_tokens: int = Field(default=2048, ge=1)
     temperature: float = Field(default=0.0, ge=0, le=2)
     reasoning_effort: ReasoningEffort | None = Field(
@@ -136,13 +138,23 @@ class Settings(GenerationSettings):
     def _check_html(cls, value: object) -> object:
         if not isinstance(value, str):
             return value
-        word = value.strip().lower()
-        if word in SWITCH_ON + SWITCH_OFF:
-            return word in SWITCH_ON
-        if not word.endswith((".html", ".htm")):
+        switched = _switch(value)
+        if switched is not None:
+            return switched
+        if not value.strip().lower().endswith((".html", ".htm")):
             raise ValueError(f"expected a file name ending in .html, got {value!r} (a test path "
                              "right after --r2r-html? write --r2r-html=PATH, or put it last)")
         return value
+
+    @field_validator("preflight", mode="before")
+    @classmethod
+    def _check_on_off(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        switched = _switch(value)
+        if switched is None:
+            raise ValueError(f"expected on or off, got {value!r}")
+        return switched
 
     @field_validator("nversion", mode="before")
     @classmethod
@@ -314,6 +326,13 @@ class Settings(GenerationSettings):
     @property
     def sandbox_timeout_s(self) -> float:
         return self.sandbox_timeout_ms / 1000.0
+
+
+def _switch(value: str) -> bool | None:
+    """A switch word's meaning (:data:`SWITCH_ON`, :data:`SWITCH_OFF`, any case); None for
+    any other value."""
+    word = value.strip().lower()
+    return word in SWITCH_ON if word in SWITCH_ON + SWITCH_OFF else None
 
 
 def _check_names(value: tuple[str, ...], allowed: tuple[str, ...], what: str) -> tuple[str, ...]:

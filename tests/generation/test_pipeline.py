@@ -196,7 +196,11 @@ def test_a_generator_outage_falls_back_at_once(generator: Provider, grader: Prob
     result = run(generator, grader)
     assert result.fallback and result.requirement == BASE
     (attempt,) = result.provenance.attempts
-    assert attempt.outcome == "provider_error" and attempt.stages == ()
+    # the failed stage is kept with the call it made, so the generator's calls are counted
+    (stage,) = attempt.stages
+    assert attempt.outcome == "provider_error" and (stage.stage, stage.text) == ("draft", "")
+    assert stage.calls == 1 and (stage.error or "").startswith("draft: api_error: Authentication")
+    assert result.usage.calls == 1
     assert (result.provenance.fallback_reason or "").startswith("the generator failed: draft: api_error")
 
 

@@ -151,14 +151,14 @@ def test_resumed_run_makes_no_repeated_call(bench: pytest.Pytester, fake: Path) 
     # Written serially, resumed under xdist (the judged resume test runs both under xdist).
     first = bench.runpytest(*args, "--r2r-json=first.json", "-p", "no:xdist")
     first.assert_outcomes(passed=12)
-    assert len(read_fake_log(fake)) == 12
+    assert len(read_fake_log(fake, preflight=False)) == 12
     (run_id,) = run_ids(bench.path / "store.db")
     again = bench.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json",
                             "-n", "2")
     assert again.ret == pytest.ExitCode.OK
     again.assert_outcomes()  # every item kept: deselected, none run or reported again
     again.stdout.fnmatch_lines([f"req2rank: resuming {run_id}: 12 of 12 items kept (*), 0 to run"])
-    assert len(read_fake_log(fake)) == 12, "a resumed run called the model again"
+    assert len(read_fake_log(fake, preflight=False)) == 12, "a resumed run called the model again"
     first_items = json.loads((bench.path / "first.json").read_text())["items"]
     again_items = json.loads((bench.path / "again.json").read_text())["items"]
     assert again_items == first_items
@@ -169,7 +169,7 @@ def test_killed_run_resumes_to_the_same_result(bench: pytest.Pytester, fake: Pat
     db = bench.path / "store.db"
     kill_after(args, bench.path, db, finished=4)
     cached = count_rows(db, "llm_cache")
-    calls_before = len(read_fake_log(fake))
+    calls_before = len(read_fake_log(fake, preflight=False))
     # Items run ahead of pytest: calls of items not yet stored may have been answered (and
     # cached) before the kill, all of them at most.
     assert 4 <= cached <= calls_before <= 12
@@ -179,8 +179,10 @@ def test_killed_run_resumes_to_the_same_result(bench: pytest.Pytester, fake: Pat
     resumed.assert_outcomes(passed=12 - kept, deselected=kept)
     items = json.loads((bench.path / "results.json").read_text())["items"]
     assert [item["status"] for item in items] == ["success"] * 12
-    new_calls = len(read_fake_log(fake)) - calls_before
+    new_calls = len(read_fake_log(fake, preflight=False)) - calls_before
     assert new_calls == 12 - cached, "the resumed run repeated a call whose answer was kept"
+    # The preflight's answers are never cached: each run asked its own.
+    assert len(read_fake_log(fake, preflight=True)) == 2
 
 
 def test_resume_of_an_unknown_run_is_a_clear_error(bench: pytest.Pytester) -> None:

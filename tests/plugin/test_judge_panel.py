@@ -53,9 +53,10 @@ def judges(bench: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     reset_fake_state()
 
 
-def _calls(log: Path) -> dict[str, int]:
+def _calls(log: Path, *, preflight: bool = False) -> dict[str, int]:
+    """Calls per model: the items' (default), or the preflight's."""
     counts: dict[str, int] = {}
-    for call in read_fake_log(log):
+    for call in read_fake_log(log, preflight=preflight):
         counts[call["model"]] = counts.get(call["model"], 0) + 1
     return counts
 
@@ -107,8 +108,11 @@ def test_three_judge_panel_end_to_end_then_resumed_without_asking_again(
     assert [r.invalid_answer_rate for r in summary.judging.per_judge] == [0.0, 0.0, 1.0]
     # every judge was asked once per item, at temperature 0 with the run seed, with the answer
     # schema where its model enforces one, in JSON mode elsewhere
-    calls = read_fake_log(judges)
+    calls = read_fake_log(judges, preflight=False)
     assert _calls(judges) == {f"fake/judge-{x}": ROUNDS for x in "abc"}
+    # and once more each, before the first item, by the preflight: counted on its own
+    assert _calls(judges, preflight=True) == {f"fake/judge-{x}": 1 for x in "abc"}
+    assert summary.totals_by_role["preflight"].calls == 3
     assert {(c["temperature"], c["seed"]) for c in calls} == {(0.0, 11)}
     assert {c["model"]: c["response_format"]["type"] for c in calls} == {
         "fake/judge-a": "json_schema", "fake/judge-b": "json_object",
@@ -120,6 +124,7 @@ def test_three_judge_panel_end_to_end_then_resumed_without_asking_again(
     assert again.ret == pytest.ExitCode.OK
     again.assert_outcomes()  # every item kept: deselected, none run again
     assert sum(_calls(judges).values()) == 3 * ROUNDS, "a resumed run asked a judge again"
+    assert sum(_calls(judges, preflight=True).values()) == 2 * 3
     first_doc = json.loads((bench.path / "results.json").read_text())
     again_doc = json.loads((bench.path / "again.json").read_text())
     assert again_doc["items"] == first_doc["items"]

@@ -14,7 +14,7 @@ from _store_runs import run_ids
 from _usage import SERIAL
 from nversion._scripts import ADD3, RIGHT, WRONG, as_json, fenced, plans, script
 
-from pytest_req2rank.providers.fake import reset_fake_state, write_fake_script
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
 from pytest_req2rank.report import validate_results
 
 USAGE = {"prompt_tokens": 50, "completion_tokens": 20}
@@ -48,7 +48,8 @@ def test_the_pipeline_makes_the_versions_and_reports_its_statistics(
     result = pytester.runpytest("--r2r-nversion=3", "--r2r-suite=jsonl:suite.jsonl",
                                 "--r2r-model=fake/coder", "--r2r-seed=5", "--r2r-faults=code",
                                 "--r2r-concurrency=1", "--r2r-json=nv.json", "-v", *SERIAL)
-    calls = [json.loads(line) for line in pipeline_suite.read_text().splitlines()]
+    calls = read_fake_log(pipeline_suite, preflight=False)
+    assert len(read_fake_log(pipeline_suite, preflight=True)) == 1
     data = json.loads((pytester.path / "nv.json").read_text())
     validate_results(data)
     versions = [i for i in data["items"] if i["nversion"]["role"] == "version"]
@@ -88,10 +89,10 @@ def test_a_resumed_run_asks_the_pipeline_nothing_again(
             *SERIAL)
     first = pytester.runpytest(*args, "-k", "v0", "--r2r-json=first.json")
     first.assert_outcomes(passed=1)
-    asked = len(pipeline_suite.read_text().splitlines())
+    asked = len(read_fake_log(pipeline_suite, preflight=False))
     (run_id,) = run_ids(pytester.path / "store.db")
     pytester.runpytest(*args, f"--r2r-resume={run_id}", "--r2r-json=again.json")
-    assert len(pipeline_suite.read_text().splitlines()) == asked, "a call was repeated"
+    assert len(read_fake_log(pipeline_suite, preflight=False)) == asked, "a call was repeated"
     items = json.loads((pytester.path / "again.json").read_text())["items"]
     versions = {i["item_id"]: i for i in items if i["nversion"]["role"] == "version"}
     assert len(versions) == 3 and all(i["status"] == "success" for i in versions.values())

@@ -16,7 +16,7 @@ import pytest
 from _usage import SERIAL, one_line
 
 from pytest_req2rank.nversion import load_library
-from pytest_req2rank.providers.fake import reset_fake_state, write_fake_script
+from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
 from pytest_req2rank.report import validate_results
 
 RUN = ("--r2r-nversion=5", "--r2r-seed=3", "--r2r-sample=2")
@@ -207,7 +207,7 @@ def test_a_remote_model_answers_plain_prompts_and_a_wrong_one_is_outvoted(
     result = pytester.runpytest("--r2r-nversion=5", "--r2r-suite=jsonl:suite.jsonl",
                                 "--r2r-model=fake/coder", "--r2r-seed=2", "--r2r-faults=code",
                                 "--r2r-json=fake.json", "--r2r-nv-method=plain", *SERIAL)
-    calls = [json.loads(line) for line in fake_suite.read_text().splitlines()]
+    calls = read_fake_log(fake_suite, preflight=False)
     assert len(calls) == 5 and len({call["seed"] for call in calls}) == 5
     data = _results(pytester, "fake.json")
     versions = [i for i in data["items"] if i["nversion"]["role"] == "version"]

@@ -80,7 +80,7 @@ def test_calls_of_different_items_overlap_and_results_match_a_serial_run(
     ahead = pytester.runpytest(*RUN, "--r2r-concurrency=4", "--r2r-json=ahead.json",
                                "-p", "no:xdist")
     ahead.assert_outcomes(passed=TASKS - 1, failed=1)
-    in_flight = [call["in_flight"] for call in read_fake_log(suite)]
+    in_flight = [call["in_flight"] for call in read_fake_log(suite, preflight=False)]
     assert len(in_flight) == TASKS
     assert max(in_flight) == 4, "calls of different items did not overlap up to the cap"
 
@@ -88,7 +88,7 @@ def test_calls_of_different_items_overlap_and_results_match_a_serial_run(
     serial = pytester.runpytest(*RUN, "--r2r-concurrency=1", "--r2r-json=serial.json",
                                 "-p", "no:xdist")
     serial.assert_outcomes(passed=TASKS - 1, failed=1)
-    assert max(call["in_flight"] for call in read_fake_log(suite)) == 1
+    assert max(call["in_flight"] for call in read_fake_log(suite, preflight=False)) == 1
     ahead_items = json.loads((pytester.path / "ahead.json").read_text())["items"]
     serial_items = json.loads((pytester.path / "serial.json").read_text())["items"]
     assert [item["item_id"] for item in ahead_items] == [f"suite/add{n}" for n in range(TASKS)]
@@ -102,7 +102,7 @@ def test_each_xdist_worker_starts_the_items_of_its_queue(
     result = pytester.runpytest(*RUN, "--r2r-concurrency=4", "-n", "2")
     result.assert_outcomes(passed=TASKS)
     peak: dict[int, int] = defaultdict(int)
-    for call in read_fake_log(suite):
+    for call in read_fake_log(suite, preflight=False):
         peak[call["pid"]] = max(peak[call["pid"]], call["in_flight"])
     # pytest's own look-ahead (nextitem) would give 2; the worker's queue gives 4 each.
     assert len(peak) == 2 and set(peak.values()) == {4}, peak
@@ -116,7 +116,7 @@ def test_x_stops_at_once_and_leaves_no_thread(
     result = pytester.runpytest(*RUN, "--r2r-concurrency=8", "--r2r-json=results.json",
                                 "--r2r-db=store.db", "-x", "-p", "no:xdist")
     result.assert_outcomes(failed=1)
-    assert [call["outcome"] for call in read_fake_log(suite)] == ["text"], \
+    assert [call["outcome"] for call in read_fake_log(suite, preflight=False)] == ["text"], \
         "a call cancelled at the stop was answered"
     assert not [t for t in threading.enumerate() if t.name.startswith("r2r-item")]
     items = json.loads((pytester.path / "results.json").read_text())["items"]
@@ -147,7 +147,7 @@ def test_ctrl_c_cancels_calls_in_flight_and_keeps_what_finished(
         code = process.wait(timeout=45)
     assert code == pytest.ExitCode.INTERRUPTED, output.read_text()[-3000:]
     assert count_rows(db, "items") == 1
-    assert [call["outcome"] for call in read_fake_log(suite)] == ["text"]
+    assert [call["outcome"] for call in read_fake_log(suite, preflight=False)] == ["text"]
 
 
 def test_an_item_without_a_result_within_its_ceiling_is_an_api_error(

@@ -24,7 +24,7 @@ class StatusError(Exception):
         self.headers = headers or {}
 
 
-def litellm_error(name: str, **extra: Any) -> Exception:
+def litellm_error(name: str, message: str = "boom", **extra: Any) -> Exception:
     from pytest_req2rank.providers._env import import_litellm
 
     litellm = import_litellm()
@@ -33,8 +33,8 @@ def litellm_error(name: str, **extra: Any) -> Exception:
         extra.setdefault("response", httpx.Response(403, request=httpx.Request("POST", "http://127.0.0.1")))
     if name in {"Timeout", "NotFoundError", "BadRequestError", "ContextWindowExceededError",
                 "ContentPolicyViolationError"}:
-        return cls("boom", model="m", llm_provider="p", **extra)  # type: ignore[no-any-return]
-    return cls("boom", llm_provider="p", model="m", **extra)  # type: ignore[no-any-return]
+        return cls(message, model="m", llm_provider="p", **extra)  # type: ignore[no-any-return]
+    return cls(message, llm_provider="p", model="m", **extra)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(
@@ -180,3 +180,35 @@ def test_fatal_errors_are_not_retried() -> None:
     with pytest.raises(ProviderError) as info:
         run(call, delays)
     assert (info.value.kind, info.value.attempts, len(calls), delays) == ("api_error", 1, 1, [])
+
+
+MISSING_KEY = ("OpenAIException - Missing credentials. Please pass an `api_key`, or set the "
+               "`OPENAI_API_KEY` environment variable.")
+
+
+@pytest.mark.parametrize(("make", "cause"), [
+    # how LiteLLM reports a missing OpenAI key: a server error, in words
+    (lambda: litellm_error("InternalServerError", MISSING_KEY), "credentials"),
+    (lambda: StatusError(403), "permission"),
+    (lambda: litellm_error("NotFoundError"), "not_found"),
+    (lambda: litellm_error("ContextWindowExceededError"), "context_window"),
+])
+def test_permanent_failures_are_not_retried_and_say_why(make: Callable[[], Exception],
+                                                        cause: str) -> None:
+    delays: list[float] = []
+    call, calls = scripted(make(), "never")
+    with pytest.raises(ProviderError) as info:
+        run(call, delays)
+    assert (len(calls), delays, info.value.attempts, info.value.cause) == (1, [], 1, cause)
+    assert info.value.permanent and info.value.kind == "api_error"
+
+
+def test_an_unreachable_server_is_retried_as_a_transient_fault() -> None:
+    delays: list[float] = []
+    call, calls = scripted(ConnectionRefusedError(111, "Connect call failed"))
+    with pytest.raises(ProviderError) as info:
+        run(call, delays)
+    assert (len(calls), delays, info.value.cause) == (4, [1.0, 2.0, 4.0], "unreachable")
+    assert not info.value.permanent and info.value.message.endswith("(gave up after 4 attempts)")
+    call, calls = scripted(ConnectionRefusedError(111, "Connect call failed"), "up now")
+    assert run(call, delays).value == "up now"

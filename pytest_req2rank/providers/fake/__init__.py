@@ -29,7 +29,10 @@ matching rule answers. Its ``responses`` are used in order, per process, and
 the last one repeats. A response is ``{"text": ...}`` or ``{"error": kind}``
 with kind one of ``rate_limit``, ``timeout``, ``server_error``,
 ``service_unavailable``, ``connection``, ``auth``, ``bad_request``,
-``not_found``, ``context_window``, ``content_policy``, raised as the real
+``not_found``, ``context_window``, ``content_policy``, ``missing_key`` (an
+``InternalServerError`` saying "Missing credentials", as LiteLLM reports a missing
+OpenAI key), ``permission`` (403), ``quota`` (a 429 saying the quota is exhausted) and
+``unreachable`` (a refused connection naming the URL tried), raised as the real
 litellm exception. Optional keys: ``usage`` (token counts; without it usage is
 unknown; ``reasoning_tokens`` among them are reported as a reasoning model's),
 ``retry_after`` (seconds, sent as a Retry-After header with an
@@ -43,12 +46,21 @@ checked; ``info`` its model information (``max_output_tokens``,
 it is asked for structured output with a JSON Schema), e.g.
 ``"info": {"thinker": {"max_output_tokens": 4096, "supports_reasoning": true}}``.
 
+A run's preflight asks every model once, before the first item, with
+:data:`~pytest_req2rank.providers.PREFLIGHT_PROMPT` (an embedding model: that one text).
+The fake answers it ``"ok"`` (an embedding: a fixed vector), with unknown usage and
+without consuming any response, so scripts written for the items are unaffected, unless
+a rule whose ``match`` matches the prompt is scripted: that rule answers it as usual, which
+makes the preflight fail on purpose (``{"match": "req2rank preflight", "responses":
+[{"error": "auth"}]}``). A rule without ``match`` never answers it.
+
 Every call is kept in memory (:func:`fake_calls`) and appended as one JSON line
 to the file named by ``R2R_FAKE_LOG`` (:func:`read_fake_log`), with model,
 messages, temperature, max_tokens, max_completion_tokens, seed, response_format,
 reasoning_effort (``None`` when not sent), the rule and
 response used, ``outcome`` (``text``, an error kind or ``script_error``),
-``in_flight`` (fake calls running in this process when it started) and pid.
+``in_flight`` (fake calls running in this process when it started), pid, and
+``preflight: true`` for the preflight's calls.
 
 In a test::
 

@@ -15,11 +15,15 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import EmbeddingResponse, ModelResponse
 from litellm.types.utils import Usage as LiteLLMUsage
 
+from .._base import PREFLIGHT_PROMPT
 from ._failures import scripted_error
 from ._prices import ensure_prices
 from ._script import FAKE_PROVIDER as PROVIDER
 from ._script import FakeScriptError, Step
 from ._state import STATE, current_script, next_step, record_call
+
+PREFLIGHT_ANSWER = Step(text="ok")
+PREFLIGHT_VECTOR = (1.0, 0.0, 0.0)
 
 
 class FakeLLM(CustomLLM):
@@ -65,8 +69,14 @@ def _embed(kwargs: dict[str, Any]) -> EmbeddingResponse:
         raise NotFoundError(f"fake/{name} is not in the fake script", model=name,
                             llm_provider=PROVIDER)
     steps: list[Step] = []
+    preflight = inputs == [PREFLIGHT_PROMPT]
+    if preflight:
+        record["preflight"] = True
     for text in inputs:
-        rule = script.choose(name, text)
+        rule = script.choose(name, text, explicit=preflight)
+        if rule is None and preflight:
+            steps.append(Step(embedding=PREFLIGHT_VECTOR))
+            continue
         if rule is None:
             record_call({**record, "outcome": "script_error"})
             raise BadRequestError(f"no rule of fake/{name} matches an embedding input; add a "
@@ -80,7 +90,8 @@ def _embed(kwargs: dict[str, Any]) -> EmbeddingResponse:
     if failed is not None:
         assert failed.error is not None
         record_call({**record, "outcome": failed.error})
-        raise scripted_error(failed.error, name, retry_after=failed.retry_after)
+        raise scripted_error(failed.error, name, retry_after=failed.retry_after,
+                             api_base=kwargs.get("api_base"))
     if any(step.embedding is None for step in steps):
         record_call({**record, "outcome": "script_error"})
         raise BadRequestError(f"fake/{name}: a text response answers an embedding input; "
@@ -102,6 +113,7 @@ class _Call:
 
     def __init__(self, kwargs: dict[str, Any]) -> None:
         self.name = str(kwargs.get("model", ""))
+        self.api_base: str | None = kwargs.get("api_base")
         self.messages: list[Any] = list(kwargs.get("messages") or [])
         params: dict[str, Any] = dict(kwargs.get("optional_params") or {})
         self.record: dict[str, Any] = {
@@ -129,7 +141,14 @@ class _Call:
                 model=self.name, llm_provider=PROVIDER,
             )
             return
-        rule = script.choose(self.name, _last_user_text(self.messages))
+        text = _last_user_text(self.messages)
+        preflight = text == PREFLIGHT_PROMPT
+        if preflight:
+            self.record["preflight"] = True
+        rule = script.choose(self.name, text, explicit=preflight)
+        if rule is None and preflight:
+            self.step = PREFLIGHT_ANSWER
+            return
         if rule is None:
             self.problem = BadRequestError(
                 f"no rule of fake/{self.name} matches the last user message; "
@@ -159,7 +178,8 @@ class _Call:
         record_call({**self.record, "outcome": step.outcome})
         if step.error is not None:
             where = f" (rule {self.record['rule']}, response {self.record['step']})"
-            raise scripted_error(step.error, self.name, retry_after=step.retry_after, where=where)
+            raise scripted_error(step.error, self.name, retry_after=step.retry_after, where=where,
+                                 api_base=self.api_base)
         if step.text is None:
             raise BadRequestError(f"fake/{self.name}: an \"embedding\" response answers a "
                                   "completion; script a \"text\" for it", model=self.name,

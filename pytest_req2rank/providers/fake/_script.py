@@ -22,6 +22,7 @@ FAKE_PROVIDER = FAKE_PREFIX.removesuffix("/")
 ErrorName = Literal[
     "rate_limit", "timeout", "server_error", "service_unavailable", "connection",
     "auth", "bad_request", "not_found", "context_window", "content_policy",
+    "missing_key", "permission", "quota", "unreachable",
 ]
 
 
@@ -155,10 +156,11 @@ class FakeScript(BaseModel):
     def fingerprint(self) -> str:
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
 
-    def choose(self, name: str, text: str) -> int | None:
-        """The index of the first rule of model ``name`` matching ``text``, if any."""
+    def choose(self, name: str, text: str, *, explicit: bool = False) -> int | None:
+        """The index of the first rule of model ``name`` matching ``text``, if any; with
+        ``explicit``, only a rule with a ``match`` counts."""
         for index, rule in enumerate(self.models.get(name, ())):
-            if rule.matches(text):
+            if (rule.match is not None or not explicit) and rule.matches(text):
                 return index
         return None
 

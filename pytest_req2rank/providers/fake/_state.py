@@ -127,14 +127,17 @@ def record_call(record: dict[str, Any]) -> None:
                 handle.write(line + "\n")
 
 
-def fake_calls() -> list[dict[str, Any]]:
-    """The calls this process served, oldest first (copies)."""
+def fake_calls(*, preflight: bool | None = None) -> list[dict[str, Any]]:
+    """The calls this process served, oldest first (copies); ``preflight`` True or False:
+    only the preflight's calls, or all but them."""
     with STATE.lock:
-        return [dict(call) for call in STATE.calls]
+        return _kept([dict(call) for call in STATE.calls], preflight)
 
 
-def read_fake_log(path: str | Path | None = None) -> list[dict[str, Any]]:
-    """Every call recorded in the log file (default: ``R2R_FAKE_LOG``), from all processes."""
+def read_fake_log(path: str | Path | None = None, *, preflight: bool | None = None
+                  ) -> list[dict[str, Any]]:
+    """Every call recorded in the log file (default: ``R2R_FAKE_LOG``), from all processes;
+    ``preflight`` as for :func:`fake_calls`."""
     name = path if path is not None else os.environ.get(LOG_ENV)
     if not name:
         raise FakeScriptError(f"no call log: pass a path or set {LOG_ENV}")
@@ -142,4 +145,10 @@ def read_fake_log(path: str | Path | None = None) -> list[dict[str, Any]]:
         text = Path(name).read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return _kept([json.loads(line) for line in text.splitlines() if line.strip()], preflight)
+
+
+def _kept(calls: list[dict[str, Any]], preflight: bool | None) -> list[dict[str, Any]]:
+    if preflight is None:
+        return calls
+    return [call for call in calls if bool(call.get("preflight")) == preflight]
