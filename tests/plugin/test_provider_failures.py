@@ -142,7 +142,8 @@ def test_a_transient_failure_at_preflight_is_retried_and_counted(
     assert len(read_fake_log(log, preflight=False)) == TASKS
     summary = json.loads((bench.path / "results.json").read_text())["summary"]
     assert summary["totals_by_role"]["preflight"] == {
-        "calls": 2, "prompt_tokens": 9, "completion_tokens": 1, "cost_usd": None}
+        "calls": 2, "prompt_tokens": 9, "completion_tokens": 1, "reasoning_tokens": None,
+        "cost_usd": None}
     assert summary["totals_by_role"]["target"]["calls"] == TASKS
     assert summary["totals"]["calls"] == TASKS + 2
     result.stdout.fnmatch_lines([f"model calls {TASKS + 2} *", "  preflight: 2 *"])
