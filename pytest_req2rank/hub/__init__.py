@@ -5,9 +5,30 @@
 (``pip install 'pytest-req2rank[hub]'``).
 """
 
-from ._app import create_app
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from ._config import HubConfig
-from ._database import migrate
-from ._receipts import verify_receipt
+
+if TYPE_CHECKING:
+    from ._app import create_app
+    from ._database import migrate
+    from ._receipts import verify_receipt
 
 __all__ = ["HubConfig", "create_app", "migrate", "verify_receipt"]
+
+_NEEDS_THE_EXTRA = {"create_app": "._app", "migrate": "._database",
+                    "verify_receipt": "._receipts"}
+
+
+def __getattr__(name: str) -> Any:
+    """What needs the ``hub`` extra is imported on first use, so that ``req2rank-hub`` (whose
+    module is in this package) can say what to install when it is missing."""
+    module = _NEEDS_THE_EXTRA.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

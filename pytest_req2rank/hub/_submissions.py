@@ -24,7 +24,7 @@ from ._database import aware, now
 from ._errors import Refused
 from ._nonces import usable_nonce
 from ._receipts import Signer
-from ._tables import Refusal, StatusChange, Submission, User
+from ._tables import Nonce, Refusal, StatusChange, Submission, User
 
 RANKED = "accepted"
 """What a submission that passed every check is; ``flagged`` waits for review."""
@@ -60,18 +60,20 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     if not isinstance(nonce_value, str):
         raise Refused(422, "invalid_payload", "nonce: expected the nonce the run was started with")
     run_id = data.get("run", {}).get("id") if isinstance(data, dict) else None
-    if isinstance(run_id, str):
-        existing = session.scalar(select(Submission).where(
-            Submission.run_id == run_id, Submission.nonce == nonce_value,
-            Submission.user_id == user.id))
-        if existing is not None:
-            if isinstance(evidence, list) and evidence and isinstance(evidence[-1], dict) \
-                    and evidence[-1].get("hash") == existing.head:
-                return existing, False
-            raise Refused(409, "nonce_used", f"run {run_id} was already submitted with nonce "
-                          f"{nonce_value!r}, with other evidence; each run needs a fresh nonce")
-    check_daily_limit(session, user, received_at, config)
-    nonce = usable_nonce(session, user, nonce_value)
+    head = evidence[-1].get("hash") if isinstance(evidence, list) and evidence \
+        and isinstance(evidence[-1], dict) else None
+    earlier = resent(session, user, nonce_value, run_id, head)
+    if earlier is not None:
+        return earlier, False
+    try:
+        check_daily_limit(session, user, received_at, config)
+        nonce = usable_nonce(session, user, nonce_value)
+    except Refused:
+        # A request with the same run may have kept it since the look above.
+        earlier = resent(session, user, nonce_value, run_id, head)
+        if earlier is not None:
+            return earlier, False
+        raise
     document = parse_results(data)
     check_consistency(document)
     check_isolation(document)
@@ -89,15 +91,10 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     hold_user(session, user)
     # Checked again under the hold: another thread or process may have kept a submission of
     # this user's, or one with this nonce, since the checks above read the database.
-    session.refresh(nonce)
-    if nonce.used_at is not None:
-        existing = session.scalar(select(Submission).where(
-            Submission.run_id == document.run.id, Submission.nonce == nonce_value,
-            Submission.user_id == user.id))
-        if existing is not None and existing.head == evidence[-1]["hash"]:
-            return existing, False
-        raise Refused(409, "nonce_used", f"nonce {nonce_value!r} was already used by a "
-                      "submission (a replay); each run needs a fresh nonce")
+    earlier = resent(session, user, nonce_value, run_id, head)
+    if earlier is not None:
+        session.commit()  # ends the hold; the user's row was not changed
+        return earlier, False
     check_daily_limit(session, user, received_at, config)
     submission = Submission(
         user_id=user.id, run_id=document.run.id, nonce=nonce_value, model=document.run.model,
@@ -122,6 +119,29 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
                   "; ".join(flags) if flags else "all checks passed", "hub")
     session.commit()
     return submission, True
+
+
+def resent(session: Session, user: User, nonce_value: str, run_id: object,
+           head: object) -> Submission | None:
+    """The kept submission that this one re-sends (``user``'s, with ``nonce_value``, the same
+    run and the same chain head), answered again instead of checked; None while the nonce is
+    unused (or not ``user``'s: the nonce checks say why); refused when the nonce was used by
+    another run or other evidence."""
+    # The nonce is marked used in the transaction that keeps its submission: read first, a
+    # used nonce's submission is there to read.
+    used_at = session.scalar(select(Nonce.used_at).where(Nonce.value == nonce_value,
+                                                         Nonce.user_id == user.id))
+    if used_at is None:
+        return None
+    kept = session.scalar(select(Submission).where(Submission.nonce == nonce_value,
+                                                   Submission.user_id == user.id))
+    if kept is not None and kept.run_id == run_id and kept.head == head:
+        return kept
+    if kept is not None and kept.run_id == run_id:
+        raise Refused(409, "nonce_used", f"run {run_id} was already submitted with nonce "
+                      f"{nonce_value!r}, with other evidence; each run needs a fresh nonce")
+    raise Refused(409, "nonce_used", f"nonce {nonce_value!r} was already used by a submission "
+                  "(a replay); each run needs a fresh nonce")
 
 
 def hold_user(session: Session, user: User) -> None:

@@ -6,9 +6,14 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib.util import find_spec
 from pathlib import Path
 
 from ._config import HubConfig
+
+HUB_EXTRA_MODULES = ("fastapi", "uvicorn", "sqlalchemy", "alembic", "cryptography", "slowapi",
+                     "jinja2")
+"""What the hub runs on: the ``hub`` extra (pyproject.toml) but its PostgreSQL driver."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,7 +62,13 @@ def _port(value: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; a bad value is one line on stderr and exit status 2."""
+    """Run the command; a bad value is one line on stderr and exit status 2, a plugin
+    installed without the ``hub`` extra one line saying what to install, and status 1."""
+    missing = [name for name in HUB_EXTRA_MODULES if find_spec(name) is None]
+    if missing:
+        print(f"req2rank-hub: the hub needs the 'hub' extra ({', '.join(missing)} not "
+              "installed): pip install 'pytest-req2rank[hub]'", file=sys.stderr)
+        return 1
     args = _parser().parse_args(argv)
     try:
         config = HubConfig.from_env(database_url=args.database_url,
@@ -121,12 +132,24 @@ def _serve(config: HubConfig, host: str, port: int) -> int:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         listener = socket.create_server((host, port), family=family)
     except OSError as exc:
-        reason = os.strerror(exc.errno) if (exc.errno or 0) > 0 else exc.strerror or exc
+        errno = exc.errno or 0
+        reason = os.strerror(errno) if errno > 0 else exc.strerror or exc
         print(f"req2rank-hub: cannot listen on {host}:{port}: {reason}; stop what "
               "uses it or give another --host/--port", file=sys.stderr)
         return 1
     _log_to_stderr()
-    server = uvicorn.Server(uvicorn.Config(
+    address = _address(host, listener.getsockname()[1])
+
+    class AnnouncedServer(uvicorn.Server):
+        """Says where it listens once it answers (Uvicorn says nothing of a socket it is
+        given)."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print(f"req2rank-hub: serving {address} (Ctrl-C to stop)", flush=True)
+
+    server = AnnouncedServer(uvicorn.Config(
         app, host=host, port=port, proxy_headers=True,
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")))
     try:
@@ -216,6 +239,11 @@ def _reverify(config: HubConfig, submission_ids: list[int], pending: bool,
     finally:
         engine.dispose()
     return worst
+
+
+def _address(host: str, port: int) -> str:
+    """The URL of ``host`` and ``port``."""
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
 def _log_to_stderr() -> None:

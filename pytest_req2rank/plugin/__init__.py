@@ -15,6 +15,7 @@ from ..errors import ConfigurationError
 from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
 from ._ceilings import guard_with_ceilings
 from ._config import add_options, nversion_asked
+from ._interrupt import mend_lineless
 from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
 from ._lookahead import task_id, upcoming
 
@@ -101,6 +102,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if evaluator is not None and planned is not None:
         depth = evaluator.settings.concurrency
         evaluator.look_ahead([planned, *upcoming(item, nextitem, depth)])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """Before pytest reports Ctrl-C: an interrupt that landed on an instruction without a line
+    number would crash the report (:mod:`._interrupt`); any other traceback is left as is."""
+    mend_lineless(excinfo.value)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -11,7 +11,7 @@ from ..models import ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
 from ._controller import Controller, lost_item, stopped_warning
 from ._keys import EVALUATOR_KEY, KEPT_INPUT
-from ._progress import Progress
+from ._progress import Progress, write_own_line
 
 _PARAM_ID = re.compile(r"\[(.+)\](?:@[^\[\]]*)?$")  # "@group": xdist's loadgroup suffix
 EXIT_OUTPUT_FAILED = 7
@@ -57,6 +57,7 @@ class ControllerPlugin:
 
         return TaskGroupScheduling(config, log)
 
+    @pytest.hookimpl(trylast=True)  # after pytest wrote the report's letter: the line follows it
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "r2r_result", None)
         if payload is not None:
@@ -65,7 +66,7 @@ class ControllerPlugin:
             self.progress.record(item, str(getattr(report, "worker_id", "main")),
                                  getattr(report, "r2r_calls_in_flight", None))
             if self._terminal is not None and self.progress.due():
-                self._terminal.write_line(self.progress.line())
+                write_own_line(self._terminal, self.progress.line())
             stop = getattr(report, "r2r_stop", None)
             if stop is not None and self.controller.stop(str(stop)):
                 self._stop_session(str(stop))

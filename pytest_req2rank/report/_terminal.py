@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+from ..models import BUILTIN_PREFIX
 from ..scoring import ERROR_DISTRIBUTION_STATUSES
 from ._document import (
     BaselineReport,
@@ -13,6 +14,7 @@ from ._document import (
     PassAtK,
     ResultsDocument,
     ResumedRun,
+    RunInfo,
     RunSummary,
     Totals,
 )
@@ -55,7 +57,7 @@ def render_summary(
         lines += ["", *_dataset_table(dataset, metrics, passes)]
     if summary.nversion is not None:
         lines += ["", *nversion_lines(summary.nversion)]
-    lines += ["", *_usage_lines(summary)]
+    lines += ["", *_usage_lines(summary, document.run)]
     if summary.resumed is not None:
         lines.append(_resumed_line(summary.resumed))
     lines += [f"warning: {warning}" for warning in summary.warnings]
@@ -200,12 +202,14 @@ def _alpha(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _usage_lines(summary: RunSummary) -> list[str]:
+def _usage_lines(summary: RunSummary, run: RunInfo) -> list[str]:
     roles = {name: totals for name, totals in summary.totals_by_role.items() if totals.calls}
+    offline = {name: _answered_offline(name, run) for name in roles}
+    total = _usage(summary.totals, bool(roles) and all(offline.values()))
     if len(roles) <= 1:
-        return [f"model calls {_totals(summary.totals)}"]
-    return [f"model calls {_totals(summary.totals)}"] + [
-        f"  {name}: {_totals(totals)}" for name, totals in roles.items()
+        return [f"model calls {total}"]
+    return [f"model calls {total}"] + [
+        f"  {name}: {_usage(totals, offline[name])}" for name, totals in roles.items()
     ]
 
 
@@ -218,6 +222,26 @@ def _resumed_line(resumed: ResumedRun) -> str:
     return (f"resumed: {resumed.kept} items kept from earlier sessions ({calls(resumed.kept_totals)}"
             f"), {resumed.run_now} run in this session ({calls(resumed.session_totals)}; an "
             "answer replayed from the store counts no call)")
+
+
+def _answered_offline(role: str, run: RunInfo) -> bool:
+    """Whether the calls of ``role`` went to the plugin's own offline models (``r2r/...``)."""
+    if role == "target":
+        return run.model.startswith(BUILTIN_PREFIX)
+    if role == "judges":
+        return all(judge.startswith(BUILTIN_PREFIX) for judge in run.judges)
+    return False
+
+
+def _usage(totals: Totals, offline: bool) -> str:
+    """``totals``; said once when none of its tokens or cost is known."""
+    if totals.prompt_tokens is not None or totals.completion_tokens is not None \
+            or totals.cost_usd is not None:
+        return _totals(totals)
+    if not totals.calls:
+        return "0"
+    why = "answered offline: no tokens, no cost" if offline else "no tokens or cost reported"
+    return f"{totals.calls} ({why})"
 
 
 def _totals(totals: Totals) -> str:

@@ -92,3 +92,92 @@ def test_two_hub_processes_on_one_postgresql_share_the_daily_limit(
             for client in (one, other):
                 refused(client.post("/api/submissions", json=make_payload(client)), 429,
                         "daily_limit")
+
+
+
+@pytest.mark.slow  # a PostgreSQL server and two hub processes
+def test_one_run_retried_at_once_on_two_hub_processes_is_kept_once(
+        postgres_url: str, tmp_path: Path) -> None:  # noqa: F811
+    env = {"R2R_HUB_KEY": str(tmp_path / "signing-key.pem")}
+    with hub_process(tmp_path / "a", postgres_url, env=env) as first, \
+            hub_process(tmp_path / "b", postgres_url, env=env) as second:
+        token = first.token("retrier-on-two-hubs")
+        with first.client(token) as one, second.client(token) as other:
+            payload = make_payload(one)
+            answers = _at_once([(client, payload) for client in [one, other] * 3])
+    assert sorted(answer.status_code for answer in answers) == [200] * 5 + [201], \
+        [answer.text for answer in answers]
+    assert len({answer.json()["id"] for answer in answers}) == 1
+
+# Where a re-send can be while the first request keeps the run: after its first look for a
+# kept submission (inside the daily-limit check that follows it), or verifying the run.
+MOMENTS = ("check_daily_limit", "check_aggregates")
+
+
+@pytest.fixture(scope="module",
+                params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def hub_on(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
+    """A hub in this process (its steps can be interleaved) on SQLite and on PostgreSQL; a
+    user's first kept run reaches the daily limit, so a request that comes second by that one
+    is not taken for a new run."""
+    directory = Path(tmp_path_factory.mktemp(f"interleaved-{request.param}"))
+    url = (f"sqlite:///{directory / 'hub.db'}" if request.param == "sqlite"
+           else request.getfixturevalue("postgres_url"))
+    with running_hub(directory, database_url=url, daily_submissions=1) as hub:
+        yield hub
+
+
+def _while_at(moment: str, first: Any, monkeypatch: pytest.MonkeyPatch) -> list[httpx.Response]:
+    """Run ``first()`` (a request) inside the next call of the intake's step ``moment``, as if
+    it had overtaken the request that is there; returns its answer once made."""
+    from pytest_req2rank.hub import _submissions
+
+    step = getattr(_submissions, moment)
+    overtaken: list[httpx.Response] = []
+
+    def interleaved(*args: Any, **kwargs: Any) -> Any:
+        if not overtaken:
+            overtaken.append(httpx.Response(0))  # the first request's own steps run as usual
+            overtaken[0] = first()
+        return step(*args, **kwargs)
+
+    monkeypatch.setattr(_submissions, moment, interleaved)
+    return overtaken
+
+
+def _refusals(hub: Hub, user: str) -> int:
+    from sqlalchemy import text
+
+    with hub.app.state.engine.connect() as connection:
+        return int(connection.execute(text(
+            "SELECT count(*) FROM refusals JOIN users ON users.id = refusals.user_id "
+            "WHERE users.name = :user"), {"user": user}).scalar_one())
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_a_resend_overtaken_by_the_first_request_gets_its_answer(
+        hub_on: Hub, moment: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with hub_on.client(hub_on.token(f"resender-{moment}")) as client:
+        payload = make_payload(client)
+        first = _while_at(moment, lambda: client.post("/api/submissions", json=payload),
+                          monkeypatch)
+        resent = client.post("/api/submissions", json=payload)
+    assert first[0].status_code == 201, first[0].text
+    assert resent.status_code == 200, resent.text
+    assert resent.json()["id"] == first[0].json()["id"]
+    assert resent.json()["receipt"] == first[0].json()["receipt"]
+    assert _refusals(hub_on, f"resender-{moment}") == 0, "a re-send was logged as refused"
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_another_run_overtaken_by_the_first_with_its_nonce_is_refused(
+        hub_on: Hub, moment: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with hub_on.client(hub_on.token(f"replayer-{moment}")) as client:
+        nonce = fresh_nonce(client)
+        kept, other = make_payload(client, nonce=nonce), make_payload(client, nonce=nonce)
+        first = _while_at(moment, lambda: client.post("/api/submissions", json=kept),
+                          monkeypatch)
+        replay = client.post("/api/submissions", json=other)
+    assert first[0].status_code == 201, first[0].text
+    refused(replay, 409, "nonce_used")

@@ -150,6 +150,59 @@ def test_ctrl_c_cancels_calls_in_flight_and_keeps_what_finished(
     assert [call["outcome"] for call in read_fake_log(suite, preflight=False)] == ["text"]
 
 
+LINELESS_INTERRUPT = """
+import dis, sys, types
+
+import pytest
+
+
+def _loop(limit):
+    found = []
+    for n in range(10):
+        if n % 3:
+            found.append(n)
+            if len(found) >= limit:
+                break
+    return sys._getframe()
+
+
+def lineless_entry():
+    \"\"\"A traceback entry at the jump back of _loop, which CPython 3.11 gives no line; None
+    where every instruction has one.\"\"\"
+    frame = _loop(100)
+    for instruction in dis.get_instructions(frame.f_code):
+        if instruction.opname == "JUMP_BACKWARD" and instruction.positions.lineno is None:
+            entry = types.TracebackType(None, frame, instruction.offset, -1)
+            return entry if entry.tb_lineno is None else None
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item):
+    yield  # after the first item's result was reported (and kept)
+    raise KeyboardInterrupt().with_traceback(lineless_entry())
+"""
+
+
+def test_ctrl_c_landing_on_a_line_without_a_number_is_reported(
+    pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Ctrl-C above, landed where CPython 3.11 has no line number (as a busy machine
+    makes it land): pytest reports the interrupt and exits 2 instead of crashing."""
+    namespace: dict[str, Any] = {}
+    exec(LINELESS_INTERRUPT, namespace)  # noqa: S102 - the conftest's own code, checked here
+    if namespace["lineless_entry"]() is None:
+        pytest.skip("this Python gives every instruction a line number: nothing to mend")
+    script(suite, monkeypatch, {})
+    # A plugin, not a conftest: a conftest's hooks skip the plugin's own items.
+    pytester.makepyfile(lineless_interrupt=LINELESS_INTERRUPT)
+    result = pytester.runpytest_subprocess(*RUN, "--r2r-db=store.db", "-p", "no:xdist",
+                                           "-p", "lineless_interrupt")
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()[-3000:]
+    result.stdout.fnmatch_lines(["*KeyboardInterrupt*"])
+    assert "TypeError" not in result.stdout.str() + result.stderr.str()
+    assert count_rows(pytester.path / "store.db", "items") == 1
+
 def test_an_item_without_a_result_within_its_ceiling_is_an_api_error(
     pytester: pytest.Pytester, suite: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

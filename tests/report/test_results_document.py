@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.models import ItemResult, TestOutcome, Usage
+from pytest_req2rank.models import ItemResult, JudgeVerdict, TestOutcome, Usage
 from pytest_req2rank.report import (
     InvalidResults,
     ResultsDocument,
@@ -100,6 +100,43 @@ def test_rendered_summary_has_one_table_per_dataset() -> None:
     assert "accepted@1 100.0%" in text
     assert "results: r.json" in text
 
+
+
+class _Paths:
+    results = Path("r.json")
+    qa_log = Path("qa.jsonl")
+    store = Path("db")
+
+
+def _usage_line(items: list[ItemResult], model: str, judges: list[str]) -> list[str]:
+    doc = document(items)
+    doc = doc.model_copy(update={"run": doc.run.model_copy(update={"model": model,
+                                                                  "judges": judges})})
+    lines = render_summary(doc, _Paths())
+    start = next(i for i, line in enumerate(lines) if line.startswith("model calls"))
+    return [lines[start], *[line for line in lines[start + 1:] if line.startswith("  ")]]
+
+
+@pytest.mark.parametrize(("model", "judges", "expected"), [
+    ("r2r/reference", [], ["model calls 2 (answered offline: no tokens, no cost)"]),
+    ("r2r/samples:s.jsonl", ["r2r/static"],
+     ["model calls 2 (answered offline: no tokens, no cost)"]),
+    ("openai/gpt-4o", [], ["model calls 2 (no tokens or cost reported)"]),
+])
+def test_a_usage_without_tokens_or_cost_says_so_once(model: str, judges: list[str],
+                                                    expected: list[str]) -> None:
+    items = [item("a", "success", 1.0), item("b", "success", 1.0)]
+    assert _usage_line(items, model, judges) == expected
+
+
+def test_a_usage_with_tokens_lists_what_is_known_and_unknown() -> None:
+    judged = item("a", "success", 1.0, 10).model_copy(update={"judges": [JudgeVerdict(
+        judge="r2r/static", usage=Usage(calls=1))]})
+    assert _usage_line([judged], "openai/gpt-4o", ["r2r/static"]) == [
+        "model calls 2 | prompt tokens 10 | completion tokens 10 | cost unknown",
+        "  target: 1 | prompt tokens 10 | completion tokens 10 | cost unknown",
+        "  judges: 1 (answered offline: no tokens, no cost)",
+    ]
 
 def test_qa_record_follows_the_spec_format() -> None:
     record = qa_record(item("a", "wrong_answer", 0.5, 12), temperature=0.0, max_new_tokens=99)
