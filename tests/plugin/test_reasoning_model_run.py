@@ -54,10 +54,11 @@ def test_a_reasoning_model_run_says_what_it_sent_and_counts_its_reasoning(
     result.stdout.fnmatch_lines([
         ("req2rank: target model parameters: reasoning effort high; 4096 more output tokens for "
         "reasoning; output budget 8096 capped at fake/thinker's maximum of 3000 tokens"),
-        (f"model calls {ITEMS} | prompt tokens {50 * ITEMS} | completion tokens {200 * ITEMS} "
+        # one call more than the items: the preflight's
+        (f"model calls {ITEMS + 1} | prompt tokens {50 * ITEMS} | completion tokens {200 * ITEMS} "
         f"({150 * ITEMS} reasoning) | cost ${cost:.4f}"),
     ])
-    calls = read_fake_log(bench.path / "calls.jsonl")
+    calls = read_fake_log(bench.path / "calls.jsonl", preflight=False)
     assert len(calls) == ITEMS
     assert {(c["reasoning_effort"], c["max_tokens"], c["temperature"]) for c in calls} == {
         ("high", 3000, 0.5)}
@@ -75,8 +76,8 @@ def test_a_chat_model_run_has_no_parameter_line(bench: pytest.Pytester) -> None:
     result = bench.runpytest(SUITE, "--r2r-model=fake/coder", *SERIAL)
     result.assert_outcomes(passed=ITEMS)
     assert "target model parameters" not in result.stdout.str()
-    result.stdout.fnmatch_lines([f"model calls {ITEMS} | *({150 * ITEMS} reasoning)*"])
-    assert {c["reasoning_effort"] for c in read_fake_log(bench.path / "calls.jsonl")} == {None}
+    result.stdout.fnmatch_lines([f"model calls {ITEMS + 1} | *({150 * ITEMS} reasoning)*"])
+    assert {c["reasoning_effort"] for c in read_fake_log(bench.path / "calls.jsonl", preflight=False)} == {None}
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -94,4 +95,4 @@ def test_a_chat_model_run_has_no_parameter_line(bench: pytest.Pytester) -> None:
 def test_an_effort_that_cannot_be_sent_stops_the_run_at_start(
         bench: pytest.Pytester, args: tuple[str, ...], expected: str) -> None:
     one_line(bench.runpytest(SUITE, *args, *SERIAL), expected)
-    assert read_fake_log(bench.path / "calls.jsonl") == []
+    assert read_fake_log(bench.path / "calls.jsonl", preflight=False) == []
