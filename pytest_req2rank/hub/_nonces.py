@@ -1,9 +1,11 @@
-"""Nonces: issued to a signed-in user, single use, expiring, a few open at a time."""
+"""Nonces: issued to a signed-in user for one run (an attempt), single use, expiring, a few open
+at a time."""
 
 from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -14,8 +16,10 @@ from ._errors import Refused
 from ._tables import Nonce, User
 
 
-def issue_nonce(session: Session, user: User, config: HubConfig) -> Nonce:
-    """A new nonce for ``user``; beyond ``max_open_nonces`` open ones, the oldest is revoked."""
+def issue_nonce(session: Session, user: User, config: HubConfig, model: str,
+                declared: dict[str, Any]) -> Nonce:
+    """A new nonce for ``user``'s run of ``model`` with the ``declared`` suite and settings
+    (an attempt); beyond ``max_open_nonces`` open ones, the oldest is revoked."""
     moment = now()
     open_nonces = list(session.scalars(
         select(Nonce).where(Nonce.user_id == user.id, Nonce.used_at.is_(None),
@@ -25,7 +29,8 @@ def issue_nonce(session: Session, user: User, config: HubConfig) -> Nonce:
         old.revoked_at = moment
     nonce = Nonce(value=f"nonce-{int(moment.timestamp() * 1000)}-{secrets.token_hex(12)}",
                   user_id=user.id, issued_at=moment,
-                  expires_at=moment + timedelta(seconds=config.nonce_ttl_s))
+                  expires_at=moment + timedelta(seconds=config.nonce_ttl_s), model=model,
+                  declared=declared)
     session.add(nonce)
     session.commit()
     return nonce
