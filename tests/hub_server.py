@@ -20,7 +20,14 @@ import uvicorn
 from pytest_req2rank.draws import nonce_seed
 from pytest_req2rank.evidence import chain_for
 from pytest_req2rank.hub import HubConfig, create_app, migrate
-from pytest_req2rank.models import DIMENSIONS, ItemResult, PanelResult, Timings
+from pytest_req2rank.models import (
+    DIMENSIONS,
+    STATIC_JUDGE,
+    ItemResult,
+    JudgeVerdict,
+    PanelResult,
+    Timings,
+)
 from pytest_req2rank.plan import declared_settings
 from pytest_req2rank.report import ResultsDocument, RunInfo, build_summary
 
@@ -207,6 +214,10 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
             requirement={"title": f"R{i}", "metadata": {"skills": skills[i]}} if skills
             else {"title": f"R{i}"},
             panel=_panel(score, dimensions) if dimensions is not None else None,
+            code={"solution.py": f"def r{i}(): return {answers}"} if dimensions is not None
+            else {},
+            judges=[JudgeVerdict(judge=STATIC_JUDGE, scores=_panel(score, dimensions).dimensions,
+                                 overall=score)] if dimensions is not None else [],
             timings=Timings(generation_s=0.01, execution_s=0.02, total_s=0.04),
             started_at=begin.isoformat(timespec="milliseconds"),
             finished_at=end.isoformat(timespec="milliseconds"),
@@ -215,19 +226,28 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
 
 
 SETTINGS = {"concurrency": 2, "judges": []}
-"""The synthetic runs' settings: judged by no judge (``--r2r-judges=none``)."""
+"""The synthetic runs' settings: judged by no judge (``--r2r-judges=none``) unless their
+items carry the static judge's verdicts (:func:`run_settings`)."""
 MODEL = "acme/coder"
+
+
+def run_settings(items: list[ItemResult]) -> dict[str, Any]:
+    """The settings of a synthetic run of ``items``: judged by the static judge when they
+    carry its verdicts, else by no judge."""
+    return {**SETTINGS, "judges": [STATIC_JUDGE] if any(item.judges for item in items) else []}
 
 
 def make_document(items: list[ItemResult], *, run_id: str = "run-1", seed: int = 7,
                   isolation: str | None = "full", model: str = MODEL) -> ResultsDocument:
     moment = _now()
+    settings = run_settings(items)
     return ResultsDocument(
-        run=RunInfo(id=run_id, seed=seed, model=model, suite="dynamic", judges=[],
-                    sandbox="process", isolation=isolation, plugin_version="0",
+        run=RunInfo(id=run_id, seed=seed, model=model, suite="dynamic",
+                    judges=settings["judges"], sandbox="process", isolation=isolation,
+                    plugin_version="0",
                     started_at=(moment - timedelta(seconds=2)).isoformat(timespec="seconds"),
                     finished_at=moment.isoformat(timespec="seconds"),
-                    settings=dict(SETTINGS)),
+                    settings=settings),
         summary=build_summary(items, planned=len(items), wall_time_s=1.0, seed=seed),
         items=items,
     )
@@ -281,8 +301,9 @@ def make_payload(client: httpx.Client, *, items: list[ItemResult] | None = None,
     ``items`` seeded by the nonce, and their chain."""
     if nonce is not None:
         document.setdefault("model", nonce.get("model", MODEL))
-    nonce = nonce or fresh_nonce(client, document.get("model", MODEL))
     items = items if items is not None else make_items()
+    nonce = nonce or fresh_nonce(client, document.get("model", MODEL),
+                                 settings=run_settings(items))
     if "model" in document:  # the items are the run's model's
         items = [item.model_copy(update={"model": document["model"]}) for item in items]
     run_id = document.pop("run_id", f"run-{next(_runs)}")

@@ -14,7 +14,7 @@ from typing import Any
 from ..draws import nonce_seed
 from ..evidence import verify_run
 from ..judging import same_family
-from ..models import STATIC_JUDGE, SuiteSpec
+from ..models import INFRA_STATUSES, STATIC_JUDGE, SuiteSpec
 from ..plan import declared_settings
 from ..report import ResultsDocument
 from ._errors import Refused
@@ -91,7 +91,9 @@ def check_judges(document: ResultsDocument) -> None:
     panel = judging_panel(document)
     for item in document.items:
         verdicts = [verdict.judge for verdict in item.judges]
-        if item.panel is not None and verdicts != panel or item.panel is None and verdicts:
+        # The panel judges every item with code that did not fail for infrastructure.
+        judged = bool(panel) and bool(item.code) and item.status not in INFRA_STATUSES
+        if verdicts != (panel if judged else []) or (item.panel is not None) != judged:
             raise Refused(422, "header_mismatch", f"run.judges is {run.judges}, but item "
                           f"{item.item_id} was judged by {verdicts or 'no judge'}; the header "
                           "names the judges the items' verdicts show")

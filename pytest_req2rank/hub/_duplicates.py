@@ -36,8 +36,10 @@ def answer_hashes(evidence: list[Any]) -> set[str]:
             and entry.get("response_sha256") not in (None, EMPTY_RESPONSE)}
 
 
-def check_duplicate(session: Session, user: User, evidence: list[Any]) -> None:
-    """Refuse (409 ``duplicate``) a run most of whose answers one kept submission holds."""
+def check_duplicate(session: Session, user: User, nonce: str, evidence: list[Any]) -> None:
+    """Refuse (409 ``duplicate``) a run most of whose answers one kept submission holds,
+    other than one with the same ``nonce`` (a re-send of it, which intake answers or refuses
+    by its nonce)."""
     hashes = sorted(answer_hashes(evidence))
     if not hashes:
         return
@@ -45,7 +47,9 @@ def check_duplicate(session: Session, user: User, evidence: list[Any]) -> None:
     for start in range(0, len(hashes), _CHUNK):
         rows = session.execute(
             select(SubmissionAnswer.submission_id, func.count(SubmissionAnswer.id))
-            .where(SubmissionAnswer.response_sha256.in_(hashes[start:start + _CHUNK]))
+            .join(Submission, Submission.id == SubmissionAnswer.submission_id)
+            .where(SubmissionAnswer.response_sha256.in_(hashes[start:start + _CHUNK]),
+                   Submission.nonce != nonce)
             .group_by(SubmissionAnswer.submission_id))
         for submission_id, count in rows:
             shared[submission_id] += count

@@ -81,7 +81,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     check_evidence(evidence, document, nonce_value)
     assert isinstance(evidence, list) and isinstance(data, dict)  # refused otherwise
     check_nonce_entry(evidence[0], aware(nonce.issued_at))
-    check_duplicate(session, user, evidence)
+    check_duplicate(session, user, nonce_value, evidence)
     check_bound(evidence, data, document, nonce)
     check_aggregates(document)
     check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)

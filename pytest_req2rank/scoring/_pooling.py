@@ -23,9 +23,12 @@ item scored the same) says no spread was seen, not that the run is exact."""
 
 
 def pooled_interval(runs: Sequence[Interval], *, min_se: float = MIN_SE) -> Interval:
-    """The random-effects pool of ``runs`` (each an estimate with its CI95) and its CI95."""
+    """The random-effects pool of ``runs`` (each an estimate with its CI95) and its CI95; one
+    run's pool is that run (its own interval, which need not be symmetric)."""
     if not runs:
         raise ValueError("pooling needs at least one run")
+    if len(runs) == 1:
+        return Interval(*(finite_number(value, "a run's estimate and CI") for value in runs[0]))
     estimates = [finite_number(run.estimate, "a run's estimate") for run in runs]
     variances = [max((finite_number(run.high, "a run's CI high")
                       - finite_number(run.low, "a run's CI low")) / (2 * Z95), min_se) ** 2
