@@ -109,7 +109,8 @@ def send(client: HubClient, payload: dict[str, Any], store: Store, db_path: Path
     status, url = str(reply.get("status", "")), reply.get("url")
     receipt = reply.get("receipt") if isinstance(reply.get("receipt"), dict) else None
     flags = reply.get("flags") or []
-    message = ("accepted and ranked" if status == "accepted" else
+    message = ("accepted: every check passed; ranked once the hub has replayed it"
+               if status == "accepted" else
                "held for review, not ranked yet: " + "; ".join(map(str, flags)))
     store.save_submission(run_id, status=status, url=url, receipt=receipt, message=message)
     return SubmissionOutcome(run_id, status, message, url=url, receipt=receipt)

@@ -1,5 +1,5 @@
-"""The hub over real HTTP: a consistent run is accepted and ranked; each forgery is refused
-by the check meant for it, with a reason that names what is wrong."""
+"""The hub over real HTTP: a consistent run is accepted (and ranked once verified); each forgery
+is refused by the check meant for it, with a reason that names what is wrong."""
 
 from __future__ import annotations
 
