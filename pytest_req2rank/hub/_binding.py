@@ -91,8 +91,10 @@ def check_judges(document: ResultsDocument) -> None:
     panel = judging_panel(document)
     for item in document.items:
         verdicts = [verdict.judge for verdict in item.judges]
-        # The panel judges every item with code that did not fail for infrastructure.
-        judged = bool(panel) and bool(item.code) and item.status not in INFRA_STATUSES
+        # The panel judges every item with code that did not fail for infrastructure (an
+        # N-version run's items: none).
+        judged = bool(panel) and bool(item.code) and item.status not in INFRA_STATUSES \
+            and item.nversion is None
         if verdicts != (panel if judged else []) or (item.panel is not None) != judged:
             raise Refused(422, "header_mismatch", f"run.judges is {run.judges}, but item "
                           f"{item.item_id} was judged by {verdicts or 'no judge'}; the header "
