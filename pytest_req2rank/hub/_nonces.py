@@ -10,16 +10,28 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..evidence import canonical_json
+from ..plan import DECLARED_SETTINGS
 from ._config import HubConfig
 from ._database import aware, now
 from ._errors import Refused
 from ._tables import Nonce, User
+
+MAX_DECLARED_BYTES = 8192
+"""The most a run's declared settings take (canonical JSON): a nonce keeps them."""
 
 
 def issue_nonce(session: Session, user: User, config: HubConfig, model: str,
                 declared: dict[str, Any]) -> Nonce:
     """A new nonce for ``user``'s run of ``model`` with the ``declared`` suite and settings
     (an attempt); beyond ``max_open_nonces`` open ones, the oldest is revoked."""
+    unknown = sorted(declared.keys() - {"suite", *DECLARED_SETTINGS})
+    if unknown:
+        raise Refused(422, "invalid_request", f"settings: {unknown[0]!r} is not a declared "
+                      "setting; send pytest_req2rank.plan.declared_settings(suite, settings)")
+    if len(canonical_json(declared)) > MAX_DECLARED_BYTES:
+        raise Refused(422, "invalid_request", f"settings: over {MAX_DECLARED_BYTES} bytes; "
+                      "send only the declared settings")
     moment = now()
     open_nonces = list(session.scalars(
         select(Nonce).where(Nonce.user_id == user.id, Nonce.used_at.is_(None),

@@ -101,3 +101,27 @@ def test_n_attempts_with_only_the_best_submitted_are_visible_and_not_ranked_on(
     assert row["score"] == round(pooled.estimate, 2) and row["count"] == 3
     assert row["best"] == submitted[0]["overall"] > row["score"]
     assert row["attempts"] == 7 and row["abandoned"] == 4
+
+
+def test_an_attempt_is_of_the_model_it_declared(hub: Hub, user: str) -> None:
+    """A nonce is fetched for one model (an attempt of it); a run of another model under it
+    is refused, so attempts cannot be hidden under a model never submitted."""
+    with hub.client(user) as client:
+        refused(client.post("/api/nonces"), 422, "invalid_request")
+        nonce = fresh_nonce(client, "shop/declared")
+        message = refused(client.post("/api/submissions", json=make_payload(
+            client, nonce=nonce, model="shop/other")), 422, "nonce_mismatch")
+    assert "the run is of model 'shop/other', its nonce" in message
+    assert "was fetched for 'shop/declared'" in message
+
+
+def test_a_nonce_keeps_only_the_declared_settings(hub: Hub, user: str) -> None:
+    with hub.client(user) as client:
+        message = refused(client.post("/api/nonces", json={
+            "model": "shop/declared", "settings": {"suite": "dynamic", "anything": 1}}),
+            422, "invalid_request")
+        assert "'anything' is not a declared setting" in message
+        message = refused(client.post("/api/nonces", json={
+            "model": "shop/declared", "settings": {"suite": "x" * 9000}}), 422,
+            "invalid_request")
+    assert "over 8192 bytes" in message
