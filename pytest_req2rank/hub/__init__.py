@@ -9,5 +9,6 @@ from ._app import create_app
 from ._config import HubConfig
 from ._database import migrate
 from ._receipts import verify_receipt
+from ._submissions import submission_digest
 
-__all__ = ["HubConfig", "create_app", "migrate", "verify_receipt"]
+__all__ = ["HubConfig", "create_app", "migrate", "submission_digest", "verify_receipt"]

@@ -20,7 +20,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from .. import __version__
+from ..draws import nonce_seed
 from ._accounts import create_token, github_user
+from ._attempts import user_attempts
 from ._board import (
     ComplexityLabel,
     Dimension,
@@ -42,6 +44,14 @@ from ._page_errors import error_page, is_page
 from ._receipts import Signer
 from ._scheduler import ReverifySchedule
 from ._submissions import kept_submission, submit
+
+
+class NonceIn(BaseModel):
+    model: str = Field(min_length=1, max_length=300,
+                       description="The model the run benchmarks (as in --r2r-model)")
+    settings: dict[str, Any] = Field(description="The run's suite and the settings that decide "
+                                     "its items, grading and scores "
+                                     "(pytest_req2rank.plan.declared_settings)")
 
 
 class SubmissionIn(BaseModel):
@@ -169,10 +179,12 @@ def create_app(config: HubConfig) -> FastAPI:
         return {"token": create_token(session, name), "user": name}
 
     @app.post("/api/nonces", status_code=201, tags=["submit"])
-    def new_nonce(session: Db, user: Me) -> dict[str, Any]:
-        """A single-use nonce for one run: fetch it before the run starts."""
-        nonce = issue_nonce(session, user, config)
-        return {"nonce": nonce.value,
+    def new_nonce(body: NonceIn, session: Db, user: Me) -> dict[str, Any]:
+        """A single-use nonce for one run of ``model`` with the declared settings (an
+        attempt, shown on the model's page whether submitted or not): fetch it before the
+        run starts; the run's ``seed`` is drawn from it."""
+        nonce = issue_nonce(session, user, config, body.model, body.settings)
+        return {"nonce": nonce.value, "seed": nonce_seed(nonce.value),
                 "issued_at": aware(nonce.issued_at).isoformat(timespec="milliseconds"),
                 "expires_at": aware(nonce.expires_at).isoformat(timespec="milliseconds")}
 
@@ -189,7 +201,7 @@ def create_app(config: HubConfig) -> FastAPI:
     @app.get("/api/leaderboard", tags=["read"])
     @public
     def board(request: Request, session: Db,
-              strategy: Strategy = "best",
+              strategy: Strategy = "pooled",
               suite: str | None = None,
               complexity: ComplexityLabel | None = None,
               skill: str | None = None,
@@ -197,12 +209,15 @@ def create_app(config: HubConfig) -> FastAPI:
               sort: SortKey = "score",
               limit: Annotated[int, Query(ge=1, le=500)] = 100,
               offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
-        """Models ranked over their accepted (and verified) submissions; ``complexity``: runs
-        of that one complexity only, or ``mixed`` ones; ``skill``: scored over the items of
-        that skill only; ``dimension``: by that judge dimension's score, not the overall one.
-        Each row: its latest submission's ``status``, and ``held_out``, the model's
-        submissions out of the ranking by status."""
-        rows = leaderboard(session, strategy=strategy, suite=suite, complexity=complexity,
+        """Models ranked by the pool of their verified submissions (``score``, ``ci_low``,
+        ``ci_high``; ``best`` shown, never ranked on; models with accepted submissions only
+        come last, unranked); ``complexity``: runs of that one complexity only, or ``mixed``
+        ones; ``skill``: scored over the items of that skill only; ``dimension``: by that
+        judge dimension's score, not the overall one. Each row: its latest submission's
+        ``status``, ``pending`` (accepted, awaiting re-verification), ``held_out`` (the
+        model's submissions out of the ranking by status), ``attempts`` and ``abandoned``
+        (nonces fetched for the model, and those never submitted)."""
+        rows = leaderboard(session, suite=suite, complexity=complexity,
                            skill=skill or None, dimension=dimension, sort=sort, limit=limit,
                            offset=offset)
         return {"strategy": strategy, "sort": sort, "skill": skill, "dimension": dimension,
@@ -211,11 +226,12 @@ def create_app(config: HubConfig) -> FastAPI:
     @app.get("/api/models/{model:path}", tags=["read"])
     @public
     def model(request: Request, model: str, session: Db) -> dict[str, Any]:
-        """Every submission of one model, newest first."""
-        runs = model_submissions(session, model)
-        if not runs:
+        """Every submission of one model, newest first, and per user their attempts (nonces
+        fetched for it): submitted, open, abandoned."""
+        runs, attempts = model_submissions(session, model), user_attempts(session, model)
+        if not runs and not attempts:
             raise Refused(404, "not_found", f"no submission of model {model!r}")
-        return {"model": model, "submissions": runs}
+        return {"model": model, "submissions": runs, "attempts": attempts}
 
     @app.get("/api/submissions/{submission_id}", tags=["read"])
     @public

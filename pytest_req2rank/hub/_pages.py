@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from ..models import DIMENSIONS
+from ._attempts import user_attempts
 from ._board import (
     ComplexityLabel,
     SortKey,
@@ -40,13 +41,13 @@ COMPLEXITIES = ["", *get_args(ComplexityLabel)]
 
 @pages.get("/", response_class=HTMLResponse)
 def leaderboard_page(request: Request, session: Db, visitor: Viewer,
-                     strategy: Strategy = "best", sort: SortKey = "score",
+                     strategy: Strategy = "pooled", sort: SortKey = "score",
                      suite: str | None = None,
                      complexity: Literal["", "C1", "C2", "C3", "C4", "mixed", "none"] = "",
                      skill: str | None = None,
                      dimension: Literal["", "functionality", "quality", "logic", "security",
                                         "engineering"] = "") -> Response:
-    rows = leaderboard(session, strategy=strategy, sort=sort, suite=suite or None,
+    rows = leaderboard(session, sort=sort, suite=suite or None,
                        complexity=complexity or None, skill=skill or None,
                        dimension=dimension or None)  # type: ignore[arg-type]
     return render(request, "leaderboard.html", {
@@ -65,10 +66,11 @@ def favicon() -> Response:
 
 @pages.get("/models/{model:path}", response_class=HTMLResponse)
 def model_page(request: Request, model: str, session: Db, visitor: Viewer) -> Response:
-    runs = model_submissions(session, model)
-    if not runs:
+    runs, attempts = model_submissions(session, model), user_attempts(session, model)
+    if not runs and not attempts:
         raise Refused(404, "not_found", f"no submission of model {model!r}")
     return render(request, "model.html", {"model": model, "submissions": runs,
+                                          "attempts": attempts,
                                           "chart": history_chart(runs)}, visitor)
 
 

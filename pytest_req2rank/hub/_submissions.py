@@ -8,6 +8,8 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from ..evidence import sha256_hex
+from ._binding import check_bound
 from ._breakdown import breakdown
 from ._checks import (
     check_aggregates,
@@ -21,6 +23,7 @@ from ._checks import (
 )
 from ._config import HubConfig
 from ._database import aware, now
+from ._duplicates import check_duplicate, keep_answers
 from ._errors import Refused
 from ._nonces import usable_nonce
 from ._receipts import Signer
@@ -76,8 +79,10 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     check_consistency(document)
     check_isolation(document)
     check_evidence(evidence, document, nonce_value)
-    assert isinstance(evidence, list)  # check_evidence refuses anything else
+    assert isinstance(evidence, list) and isinstance(data, dict)  # refused otherwise
     check_nonce_entry(evidence[0], aware(nonce.issued_at))
+    check_duplicate(session, user, nonce_value, evidence)
+    check_bound(evidence, data, document, nonce)
     check_aggregates(document)
     check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)
     history = list(session.scalars(select(Submission.overall).where(
@@ -112,16 +117,23 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     nonce.used_at = received_at
     session.add(submission)
     session.flush()
+    keep_answers(session, submission, evidence)
     submission.receipt = signer.sign({
         "submission_id": submission.id, "run_id": submission.run_id, "nonce": nonce_value,
         "head": submission.head, "model": submission.model, "overall": submission.overall,
         "status": status, "received_at": received_at.isoformat(timespec="milliseconds"),
-        "user": user.name,
+        "user": user.name, "submission_sha256": submission_digest(payload),
     })
     record_status(session, submission, status,
                   "; ".join(flags) if flags else "all checks passed", "hub")
     session.commit()
     return submission, True
+
+
+def submission_digest(payload: dict[str, Any]) -> str:
+    """What a receipt signs of the submission: SHA-256 over the canonical JSON (RFC 8785) of
+    the whole submitted document, ``{"nonce", "results", "evidence"}``."""
+    return sha256_hex({key: payload.get(key) for key in ("nonce", "results", "evidence")})
 
 
 def hold_user(session: Session, user: User) -> None:

@@ -59,6 +59,10 @@ class WebSession(Base):
 
 
 class Nonce(Base):
+    """One attempt: a nonce issued to a user for a run of ``model`` with the ``declared``
+    suite and settings (``plan.declared_settings``); the run's seed is drawn from
+    ``value``."""
+
     __tablename__ = "nonces"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -68,6 +72,9 @@ class Nonce(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    model: Mapped[str | None] = mapped_column(String(300), nullable=True, index=True)
+    """None for the nonces issued before runs declared their model."""
+    declared: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class Submission(Base):
@@ -102,6 +109,17 @@ class Submission(Base):
     reverification: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True,
                                                                    deferred=True)
     """The last re-verification: its verdict and both replays' compared items."""
+
+
+class SubmissionAnswer(Base):
+    """One distinct answer of a kept submission (the SHA-256 of a response, as its evidence
+    entry records it): how the hub finds a run submitted again with another's answers."""
+
+    __tablename__ = "submission_answers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    response_sha256: Mapped[str] = mapped_column(String(64), index=True)
 
 
 class StatusChange(Base):

@@ -39,9 +39,10 @@ class HubClient:
     def close(self) -> None:
         self._http.close()
 
-    def nonce(self) -> dict[str, Any]:
-        """A fresh nonce: ``{nonce, issued_at, expires_at}``."""
-        return self._post("/api/nonces", None)
+    def nonce(self, model: str, declared: dict[str, Any]) -> dict[str, Any]:
+        """A fresh nonce for a run of ``model`` with the ``declared`` settings
+        (``plan.declared_settings``): ``{nonce, issued_at, expires_at, seed}``."""
+        return self._post("/api/nonces", {"model": model, "settings": declared})
 
     def submit(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Send a submission; the hub's reply (status, url, receipt)."""
