@@ -19,8 +19,10 @@ ComplexityLabel = Literal["C1", "C2", "C3", "C4", "mixed", "none"]
 """A run's complexity as the leaderboard filters by it (:func:`complexity_label`)."""
 Dimension = Literal["functionality", "quality", "logic", "security", "engineering"]
 """The judge dimensions (``models.DIMENSIONS``) the leaderboard can rank by."""
-HELD_STATUSES = ("flagged", "disputed")
+HELD_STATUSES = ("flagged", "disputed", "unverified")
 """Statuses out of the ranking that a leaderboard row counts (``removed`` ones are gone)."""
+UNVERIFIED = "unverified"
+"""Kept runs the hub could not re-verify: listed in a table of their own, never ranked."""
 
 
 def complexity_label(mix: dict[str, Any]) -> str:
@@ -38,7 +40,7 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
     count and the mean CI95 width. The score is the run's overall score, or that of one
     judge ``dimension``, over all items or over those of one ``skill`` (submissions without
     such a score are left out). Each row carries its latest submission's status and how
-    many of the model's submissions are out of the ranking (flagged, disputed)."""
+    many of the model's submissions are out of the ranking (flagged, disputed, unverified)."""
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
@@ -82,7 +84,8 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
 
 
 def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:
-    """Per model, its submissions out of the ranking by status (flagged, disputed)."""
+    """Per model, its submissions out of the ranking by status (flagged, disputed,
+    unverified)."""
     held: dict[str, dict[str, int]] = defaultdict(dict)
     if not models:
         return held
@@ -93,6 +96,20 @@ def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:
     for model, status, count in counts:
         held[model][status] = count
     return held
+
+
+def unverified_runs(session: Session, *, limit: int = 100, offset: int = 0
+                    ) -> list[dict[str, Any]]:
+    """The kept submissions the hub could not re-verify, newest first: each with its
+    claimed score (not ranked) and ``why``, the reason its history gives."""
+    runs = list(session.scalars(select(Submission).where(Submission.status == UNVERIFIED)
+                                .order_by(Submission.received_at.desc(), Submission.id.desc())
+                                .offset(offset).limit(limit)))
+    reasons = dict(session.execute(
+        select(StatusChange.submission_id, StatusChange.reason).where(
+            StatusChange.submission_id.in_([run.id for run in runs]),
+            StatusChange.status == UNVERIFIED).order_by(StatusChange.id)).tuples().all())
+    return [{**submission_summary(session, run), "why": reasons.get(run.id, "")} for run in runs]
 
 
 def ranked_skills(session: Session) -> list[str]:

@@ -209,6 +209,9 @@ def _reverify(config: HubConfig, submission_ids: list[int], pending: bool,
                   f"{outcome.model.status}, {len(outcome.model.compared)} items)")
             for reason in outcome.reasons:
                 print(f"  {reason}")
+            if outcome.retry_at is not None:
+                print(f"  the replay failed on the hub; it is tried again after "
+                      f"{outcome.retry_at.isoformat(timespec='seconds')}")
             worst = max(worst, 0 if outcome.status == "verified" else 1)
     except Refused as exc:
         print(f"req2rank-hub: {exc.message}", file=sys.stderr)

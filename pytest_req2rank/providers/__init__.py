@@ -27,7 +27,7 @@ from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
-from ._resolve import check_model, load_offline, resolve_provider
+from ._resolve import check_model, litellm_provider, load_offline, resolve_provider
 from ._retry import RetryPolicy
 from ._samples import SamplesProvider, load_samples
 
@@ -52,6 +52,7 @@ __all__ = [
     "calls_in_flight",
     "calls_refused",
     "check_model",
+    "litellm_provider",
     "load_offline",
     "load_samples",
     "resolve_provider",
