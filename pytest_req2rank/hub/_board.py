@@ -105,10 +105,10 @@ def unverified_runs(session: Session, *, limit: int = 100, offset: int = 0
     runs = list(session.scalars(select(Submission).where(Submission.status == UNVERIFIED)
                                 .order_by(Submission.received_at.desc(), Submission.id.desc())
                                 .offset(offset).limit(limit)))
-    reasons = dict(session.execute(
+    reasons = {row_id: reason for row_id, reason in session.execute(
         select(StatusChange.submission_id, StatusChange.reason).where(
             StatusChange.submission_id.in_([run.id for run in runs]),
-            StatusChange.status == UNVERIFIED).order_by(StatusChange.id)).tuples().all())
+            StatusChange.status == UNVERIFIED).order_by(StatusChange.id))}
     return [{**submission_summary(session, run), "why": reasons.get(run.id, "")} for run in runs]
 
 
