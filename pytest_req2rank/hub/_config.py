@@ -71,8 +71,10 @@ class HubConfig:
     """The most samples per task a replay plans; a run of more is not replayed."""
     replay_max_items: int = 100
     """The most items a replay grades (chosen at random by the hub when a run has more)."""
-    replay_max_tokens: int = 8192
-    """The model replay's output tokens per call: the run's value, at most this."""
+    replay_max_tokens: int = 32_768
+    """The model replay's ``--r2r-max-tokens``: the run's value, at most this (the default
+    is the engine's own largest budget: a C4 requirement's, which the dynamic suite uses
+    whatever the run's value)."""
     replay_max_temperature: float = 1.0
     """The model replay's temperature: the run's value, at most this."""
     replay_max_sandbox_timeout_ms: int = 30_000

@@ -53,6 +53,37 @@ ENDPOINT_PROVIDERS = frozenset({
 for ``oobabooga`` (and ``huggingface``), from the model string when it is an http(s) URL.
 Refused at submission unless the operator allows the provider."""
 
+LITELLM_PROVIDERS = frozenset({
+    "a2a", "a2a_agent", "abliteration", "ai21", "ai21_chat", "aihubmix", "aiml",
+    "aiohttp_openai", "amazon_nova", "anthropic", "anthropic_text", "apertis", "assemblyai",
+    "auto_router", "aws_polly", "azure", "azure_ai", "azure_text", "baseten", "bedrock",
+    "bedrock_mantle", "black_forest_labs", "bytez", "cerebras", "charity_engine", "chatgpt",
+    "chutes", "clarifai", "cloudflare", "codestral", "cognition", "cohere", "cohere_chat",
+    "cometapi", "compactifai", "crusoe", "cursor", "custom", "custom_openai", "darkbloom",
+    "dashscope", "databricks", "datarobot", "deepgram", "deepinfra", "deepseek",
+    "docker_model_runner", "dotprompt", "elevenlabs", "empiriolabs", "empower", "fal_ai",
+    "featherless_ai", "fireworks_ai", "friendliai", "galadriel", "gdc", "gemini",
+    "gigachat", "github", "github_copilot", "gmi", "gradient_ai", "groq", "helicone",
+    "heroku", "hosted_vllm", "huggingface", "humanloop", "hyperbolic", "inception",
+    "infinity", "jina_ai", "lambda_ai", "langflow", "langfuse", "langgraph", "lemonade",
+    "libertai", "litellm_agent", "litellm_proxy", "llamafile", "llamagate", "lm_studio",
+    "manus", "maritalk", "meta", "meta_llama", "milvus", "minimax", "mistral", "modelscope",
+    "mongodb", "moonshot", "morph", "nano-gpt", "nebius", "neosantara", "nlp_cloud",
+    "novita", "nscale", "nvidia_nim", "nvidia_riva", "oci", "ollama", "ollama_chat",
+    "oobabooga", "openai", "openai_like", "openrouter", "ovhcloud", "parasail",
+    "perplexity", "petals", "pg_vector", "pinstripes", "poe", "predibase", "publicai",
+    "qwen_ai_platform", "qwencloud", "ragflow", "recraft", "reducto", "replicate",
+    "runwayml", "s3_vectors", "sagemaker", "sagemaker_chat", "sagemaker_nova", "sambanova",
+    "sap", "sarvam", "scaleway", "scx-ai", "snowflake", "soniox", "stability", "synthetic",
+    "tencent", "tensormesh", "text-completion-codestral", "text-completion-inception",
+    "text-completion-openai", "together_ai", "topaz", "triton", "v0", "valkey", "veniceai",
+    "vercel_ai_gateway", "vertex_ai", "vertex_ai_beta", "vllm", "volcengine", "voyage",
+    "wandb", "watsonx", "watsonx_text", "xai", "xiaomi_mimo", "xinference", "zai"
+})
+"""The prefixes LiteLLM 1.101.6 routes a model string by (``provider/model``): its
+``provider_list`` and its JSON-configured providers, so the hub knows a run's provider
+when it arrives without importing LiteLLM."""
+
 BUILTIN_PROVIDERS = {"reference": "r2r", "fake": "fake"}
 """The offline models, answered inside the replay (no address is called)."""
 
@@ -103,12 +134,12 @@ def _character(character: str) -> str:
 
 def provider_of(spec: ModelSpec) -> str | None:
     """The provider of ``spec`` as its text names it: ``r2r`` and ``fake`` for the built-ins,
-    the prefix when it is one of the providers this module knows; None when LiteLLM infers
-    it (``gpt-4o``, or a prefix that is no provider known here)."""
+    the prefix when it is one of LiteLLM's; None when LiteLLM infers it from its model lists
+    (``gpt-4o``; a prefix that is no provider, ``acme/coder``, LiteLLM routes nowhere)."""
     if spec.kind in BUILTIN_PROVIDERS:
         return BUILTIN_PROVIDERS[spec.kind]
     prefix = spec.text.split("/", 1)[0] if "/" in spec.text else None
-    return prefix if prefix in HOSTED_PROVIDERS | ENDPOINT_PROVIDERS else None
+    return prefix if prefix in LITELLM_PROVIDERS else None
 
 
 def allowed_providers(config: HubConfig) -> frozenset[str]:

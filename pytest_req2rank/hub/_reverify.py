@@ -35,7 +35,7 @@ from typing import Any, Literal
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
-from ..models import INFRA_STATUSES, STATIC_JUDGE, SuiteSpec
+from ..models import INFRA_STATUSES, STATIC_JUDGE
 from ..providers import litellm_provider
 from ..settings import Settings
 from ..suites import DynamicOptions, load_suite
@@ -151,15 +151,14 @@ def _replay_answers(document: dict[str, Any], directory: Path, config: HubConfig
         options = replay_options(run, f"r2r/samples:{samples}", results, config)
     except ReplayRefused as exc:
         return _refused("answers", exc)
-    planned = _planned_task_ids(options.settings)
-    dataset = SuiteSpec.parse(run["suite"]).dataset
+    planned = _planned(options.settings)
     reasons = []
     # A requirement the seed draws but the run left out gets an empty answer (the samples
     # file must cover the plan) and is reported as left out.
     missing = [task_id for task_id in planned if task_id not in {i["task_id"] for i in items}]
     if missing:
         reasons.append(f"the run left out {len(missing)} item(s) its seed draws: "
-                       f"{', '.join(f'{dataset}/{task_id}' for task_id in missing[:5])}")
+                       f"{', '.join(planned[task_id] for task_id in missing[:5])}")
     drawn = set(planned)
     reasons += [f"{item['item_id']}: the seed does not draw this requirement"
                 for item in items if item["task_id"] not in drawn][:20]
@@ -230,7 +229,8 @@ def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
             continue
         if not _same_requirement(item, again):
             return Replay("model", "disputed", [
-                f"{item['item_id']}: the requirement differs from the one the seed draws"])
+                f"{item['item_id']}: the requirement differs from the one the seed draws"],
+                clamped=options.clamped)
         rows.append(_row(item, again))
     if not rows:
         what = ", ".join(f"{count} {status}" for status, count in sorted(failed.items()))
@@ -283,14 +283,16 @@ def _static_judged(run: dict[str, Any]) -> bool:
     return set(run.get("judges") or []) <= {STATIC_JUDGE}
 
 
-def _planned_task_ids(settings: Settings) -> list[str]:
-    """The task ids the replay's suite holds for its seed (the engine's own draw)."""
+def _planned(settings: Settings) -> dict[str, str]:
+    """The tasks the replay's suite holds for its seed (the engine's own draw): their item
+    ids by task id, in order."""
     assert settings.seed is not None  # replay_options gives the run's seed
     dynamic = DynamicOptions(rounds=settings.rounds, complexities=settings.complexity,
                              skills=settings.skills, domains=settings.domains)
-    return list(dict.fromkeys(task.task_id for task in
-                              load_suite(str(settings.suite), seed=settings.seed,
-                                         dynamic=dynamic)))
+    planned: dict[str, str] = {}
+    for task in load_suite(str(settings.suite), seed=settings.seed, dynamic=dynamic):
+        planned.setdefault(task.task_id, task.item_id)
+    return planned
 
 
 def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,

@@ -12,6 +12,7 @@ from pytest_req2rank.hub._errors import Refused
 from pytest_req2rank.hub._model_policy import (
     ENDPOINT_PROVIDERS,
     HOSTED_PROVIDERS,
+    LITELLM_PROVIDERS,
     allowed_providers,
     check_model_name,
     name_problem,
@@ -50,8 +51,8 @@ def test_model_names_providers_spell_are_taken(model: str) -> None:
     ("huggingface/https://attacker.example/generate", "model_url", "carries a URL"),
     ("openai/file:/etc/passwd", "model_url", "carries a URL"),
     ("openai//attacker.example/x", "model_url", "carries a URL"),
-    ("ollama/llama3", "model_provider", "ollama models are served at an address set by "
-     "configuration"),
+    ("ollama/llama3", "model_provider", ("ollama models are served at an address set by "
+     "configuration")),
     ("hosted_vllm/qwen", "model_provider", "R2R_HUB_REVERIFY_PROVIDERS: hosted"),
     ("azure/my-deployment", "model_provider", "azure models"),
 ])
@@ -75,8 +76,8 @@ def test_an_endpoint_provider_the_operator_allows_is_taken_and_called() -> None:
 
 
 @pytest.mark.parametrize(("model", "config", "why"), [
-    ("gpt-4o", {"reverify_providers": ""}, "this hub does not call openai models "
-     "(its R2R_HUB_REVERIFY_PROVIDERS: none)"),
+    ("gpt-4o", {"reverify_providers": ""}, ("this hub does not call openai models "
+     "(its R2R_HUB_REVERIFY_PROVIDERS: none)")),
     ("anthropic/claude-sonnet-4-5", {"reverify_providers": "openai"},
      "this hub does not call anthropic models"),
     ("acme/coder", {}, "the hub cannot call acme/coder: LiteLLM routes it to no provider"),
@@ -99,9 +100,12 @@ def test_built_in_models_are_always_called_and_answer_inside_the_replay() -> Non
 def test_the_provider_tables_are_litellms_and_refuse_no_model_it_serves(
         _modules_kept_across_runs: None) -> None:
     import litellm
+    from litellm.llms.openai_like.json_loader import JSONProviderRegistry
 
     providers = {str(getattr(p, "value", p)) for p in litellm.provider_list}
-    assert (HOSTED_PROVIDERS | ENDPOINT_PROVIDERS) <= providers
+    # A LiteLLM with other providers: classify the new ones (hosted, endpoint, neither).
+    assert LITELLM_PROVIDERS == providers | set(JSONProviderRegistry.list_providers())
+    assert (HOSTED_PROVIDERS | ENDPOINT_PROVIDERS) <= LITELLM_PROVIDERS
     assert not HOSTED_PROVIDERS & ENDPOINT_PROVIDERS
     # Every model id LiteLLM knows (its price map; wildcard entries aside) passes the
     # name rules: the rules refuse no name a provider serves.

@@ -54,11 +54,11 @@ def test_the_hubs_limits_lower_what_a_run_asks_of_the_model() -> None:
     run = {**RUN, "settings": {**RUN["settings"], "max_tokens": 2_000_000_000,
                                "temperature": 2.0, "sandbox_timeout_ms": 3_600_000}}
     asked = replay_options(run, "acme/coder", Path("out.json"), CONFIG, ask_model=True)
-    assert {"--r2r-max-tokens=8192", "--r2r-temperature=1",
+    assert {"--r2r-max-tokens=32768", "--r2r-temperature=1",
             "--r2r-sandbox-timeout-ms=30000"} <= set(asked.arguments)
     assert asked.clamped == [
         "sandbox_timeout_ms 3.6e+06 -> 30000 (R2R_HUB_REPLAY_MAX_SANDBOX_TIMEOUT_MS)",
-        "max_tokens 2e+09 -> 8192 (R2R_HUB_REPLAY_MAX_TOKENS)",
+        "max_tokens 2e+09 -> 32768 (R2R_HUB_REPLAY_MAX_TOKENS)",
         "temperature 2 -> 1 (R2R_HUB_REPLAY_MAX_TEMPERATURE)"]
 
 
@@ -139,8 +139,8 @@ def test_both_replays_must_match_for_a_verified_run(answers: Replay, model: Repl
      ": carries a URL"),
     ("openai/gpt-4o", {"reverify_models": "anthropic/*,fake/*"},
      "this hub does not call openai/gpt-4o (its R2R_HUB_REVERIFY_MODELS: anthropic/*,fake/*)"),
-    ("ollama/llama3", {}, "this hub does not call ollama models (its R2R_HUB_REVERIFY_PROVIDERS: "
-     "hosted)"),
+    ("ollama/llama3", {}, ("this hub does not call ollama models (its R2R_HUB_REVERIFY_PROVIDERS: "
+     "hosted)")),
     ("mistral/codestral-latest", {"reverify_providers": "openai"},
      "this hub does not call mistral models"),
 ])
