@@ -213,7 +213,7 @@ def create_app(config: HubConfig) -> FastAPI:
     @public
     def unverified(request: Request, session: Db,
                    limit: Annotated[int, Query(ge=1, le=500)] = 100,
-                   offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
+                   offset: Annotated[int, Query(ge=0, le=10**9)] = 0) -> dict[str, Any]:
         """Runs kept but never ranked because the hub could not re-verify them (requirements
         from a generator, a template directory or a suite file of their own, N-version runs,
         runs beyond the hub's replay limits, models the hub does not call, replays that kept
