@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--pending", action="store_true",
                        help="Every submission not re-verified yet (for a cron job)")
     again.add_argument("--sample", type=int, help="Grade the answers of N items chosen at random "
-                       "(default: all; the model is asked R2R_HUB_REVERIFY_SAMPLE items)")
+                       "(default: all, at most R2R_HUB_REPLAY_MAX_ITEMS; the model is asked "
+                       "R2R_HUB_REVERIFY_SAMPLE items)")
     token = commands.add_parser("token", help="API tokens")
     token_commands = token.add_subparsers(dest="token_command", required=True)
     create = token_commands.add_parser("create", help="Create a token for USER (created when new)")

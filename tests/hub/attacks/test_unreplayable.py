@@ -5,9 +5,11 @@ ranked. Over HTTP against a served hub."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from forgery import forged
-from hub_server import Hub, make_items
+from hub_server import Hub, make_items, running_hub
 
 from pytest_req2rank.hub._reverify import pending_reverification
 
@@ -44,3 +46,18 @@ def test_a_run_the_hub_cannot_replay_is_kept_apart_marked_unverified_never_ranke
         assert "badge unverified" in client.get(f"/models/{model}").text
     with hub.app.state.sessions() as session:
         assert submission["id"] not in pending_reverification(session)
+
+
+@pytest.mark.slow  # a benchmark run
+def test_the_client_says_a_run_was_kept_but_not_ranked(pytester: pytest.Pytester,
+                                                       tmp_path: Path) -> None:
+    """An honest run of a model this hub does not call: kept, not ranked; the plugin says so
+    and does not fail the session as a submission that was not taken."""
+    with running_hub(tmp_path / "hub", reverify_models="openai/*") as hub:
+        result = pytester.runpytest("-p", "no:cacheprovider", "--r2r-rounds=2", "--r2r-seed=3",
+                                    f"--r2r-submit={hub.url}",
+                                    f"--r2r-hub-token={hub.token('honest')}")
+    assert result.ret in (0, 1), result.stdout.str()
+    said = ("req2rank: submission: unverified http://127.0.0.1:*/submissions/1 (kept, not "
+            "ranked: this hub cannot re-verify the run (its page says why))")
+    result.stdout.fnmatch_lines([said])
