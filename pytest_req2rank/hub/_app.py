@@ -32,6 +32,7 @@ from ._board import (
     model_submissions,
     submission_details,
     submission_summary,
+    unverified_runs,
 )
 from ._config import HubConfig
 from ._database import aware, make_engine, session_factory
@@ -222,6 +223,17 @@ def create_app(config: HubConfig) -> FastAPI:
                            offset=offset)
         return {"strategy": strategy, "sort": sort, "skill": skill, "dimension": dimension,
                 "rows": rows}
+
+    @app.get("/api/leaderboard/unverified", tags=["read"])
+    @public
+    def unverified(request: Request, session: Db,
+                   limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                   offset: Annotated[int, Query(ge=0, le=10**9)] = 0) -> dict[str, Any]:
+        """Runs kept but never ranked because the hub could not re-verify them (requirements
+        from a generator, a template directory or a suite file of their own, N-version runs,
+        runs beyond the hub's replay limits, models the hub does not call, replays that kept
+        failing), newest first: each with its claimed score and ``why``."""
+        return {"rows": unverified_runs(session, limit=limit, offset=offset)}
 
     @app.get("/api/models/{model:path}", tags=["read"])
     @public

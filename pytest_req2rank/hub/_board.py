@@ -26,11 +26,13 @@ ComplexityLabel = Literal["C1", "C2", "C3", "C4", "mixed", "none"]
 """A run's complexity as the leaderboard filters by it (:func:`complexity_label`)."""
 Dimension = Literal["functionality", "quality", "logic", "security", "engineering"]
 """The judge dimensions (``models.DIMENSIONS``) the leaderboard can rank by."""
-HELD_STATUSES = ("flagged", "disputed")
+HELD_STATUSES = ("flagged", "disputed", "unverified")
 """Statuses out of the ranking that a leaderboard row counts (``removed`` ones are gone)."""
 POOLED = "verified"
 """The status of the submissions a model is ranked by: replayed by the hub and matched.
 ``accepted`` ones (every check passed, not re-verified yet) are counted as pending."""
+UNVERIFIED = "unverified"
+"""Kept runs the hub could not re-verify: listed in a table of their own, never ranked."""
 
 
 def complexity_label(mix: dict[str, Any]) -> str:
@@ -39,9 +41,9 @@ def complexity_label(mix: dict[str, Any]) -> str:
     return next(iter(mix)) if len(mix) == 1 else "mixed"
 
 
-def leaderboard(session: Session, *, suite: str | None = None, complexity: str | None = None, skill: str | None = None,
-                dimension: str | None = None, sort: SortKey = "score", limit: int = 100,
-                offset: int = 0) -> list[dict[str, Any]]:
+def leaderboard(session: Session, *, suite: str | None = None, complexity: str | None = None,
+                skill: str | None = None, dimension: str | None = None,
+                sort: SortKey = "score", limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
     """One row per model with accepted or verified submissions (of ``suite`` and
     ``complexity`` when given), ranked by the pool of its verified ones
     (:func:`~pytest_req2rank.scoring.pooled_interval`): ``score`` and ``ci_low``/``ci_high``
@@ -51,8 +53,8 @@ def leaderboard(session: Session, *, suite: str | None = None, complexity: str |
     ``dimension``, over all items or over those of one ``skill`` (submissions without such a
     score are left out). A model without a verified run comes after the ranked ones, without
     a rank. Each row carries its latest submission's status, how many of the model's
-    submissions are out of the ranking (flagged, disputed) and its attempts (nonces fetched
-    for it) and abandoned ones."""
+    submissions are out of the ranking (flagged, disputed, unverified) and its attempts
+    (nonces fetched for it) and abandoned ones."""
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
@@ -118,7 +120,8 @@ def _pooled(scores: list[Score]) -> dict[str, Any]:
 
 
 def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:
-    """Per model, its submissions out of the ranking by status (flagged, disputed)."""
+    """Per model, its submissions out of the ranking by status (flagged, disputed,
+    unverified)."""
     held: dict[str, dict[str, int]] = defaultdict(dict)
     if not models:
         return held
@@ -129,6 +132,20 @@ def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:
     for model, status, count in counts:
         held[model][status] = count
     return held
+
+
+def unverified_runs(session: Session, *, limit: int = 100, offset: int = 0
+                    ) -> list[dict[str, Any]]:
+    """The kept submissions the hub could not re-verify, newest first: each with its
+    claimed score (not ranked) and ``why``, the reason its history gives."""
+    runs = list(session.scalars(select(Submission).where(Submission.status == UNVERIFIED)
+                                .order_by(Submission.received_at.desc(), Submission.id.desc())
+                                .offset(offset).limit(limit)))
+    reasons = {row_id: reason for row_id, reason in session.execute(
+        select(StatusChange.submission_id, StatusChange.reason).where(
+            StatusChange.submission_id.in_([run.id for run in runs]),
+            StatusChange.status == UNVERIFIED).order_by(StatusChange.id))}
+    return [{**submission_summary(session, run), "why": reasons.get(run.id, "")} for run in runs]
 
 
 def ranked_skills(session: Session) -> list[str]:

@@ -4,6 +4,7 @@ defaults."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,32 @@ class HubConfig:
     reverify_models: str = "*"
     """The models re-verification asks again (comma-separated patterns, ``*`` any); the hub
     calls them with its own keys (its environment, as the plugin does)."""
+    reverify_providers: str = "hosted"
+    """The LiteLLM providers re-verification calls (comma-separated names; ``hosted``: the
+    providers with a fixed public address, ``_model_policy.HOSTED_PROVIDERS``). A provider
+    whose address is configured (``ollama``, ``hosted_vllm``, ``azure``, ...) is called only
+    when named here, at the address in the hub's own environment."""
+    reverify_attempts: int = 4
+    """Replays that fail for the hub's own reasons (a provider outage, a crash, a timeout)
+    are made this many times in all, then the submission is ``unverified``."""
+    reverify_backoff_s: int = 300
+    """The wait before the second attempt; it doubles for each further one."""
+    replay_max_rounds: int = 1000
+    """The most requirements a replay plans; a dynamic run of more rounds is not replayed."""
+    replay_max_samples: int = 20
+    """The most samples per task a replay plans; a run of more is not replayed."""
+    replay_max_items: int = 100
+    """The most items a replay grades (chosen at random by the hub when a run has more)."""
+    replay_max_tokens: int = 32_768
+    """The model replay's ``--r2r-max-tokens``: the run's value, at most this (the default
+    is the engine's own largest budget: a C4 requirement's, which the dynamic suite uses
+    whatever the run's value)."""
+    replay_max_temperature: float = 1.0
+    """The model replay's temperature: the run's value, at most this."""
+    replay_max_sandbox_timeout_ms: int = 30_000
+    """A replay's sandbox timeout per test: the run's value, at most this."""
+    replay_timeout_s: int = 900
+    """The longest one replay (one ``pytest`` run) may take before it is stopped."""
     reverify_sample: int = 10
     """Items of a submission its model is asked again (0: the hub asks no model)."""
     reverify_pass_tolerance: float = 0.15
@@ -91,6 +118,7 @@ class HubConfig:
                 except ValueError:
                     raise ValueError(f"R2R_HUB_{name.upper().removesuffix('_S')}={raw!r}: "
                                      f"not a number; give a {kind.__name__}") from None
+        values.update(_replay_settings(env))
         values["github_client_id"] = env.get("R2R_HUB_GITHUB_CLIENT_ID", "")
         values["github_client_secret"] = env.get("R2R_HUB_GITHUB_CLIENT_SECRET", "")
         if env.get("R2R_HUB_GITHUB_API"):
@@ -105,3 +133,31 @@ class HubConfig:
             values["rate_storage"] = env["R2R_HUB_RATE_STORAGE"]
         values.update({key: value for key, value in given.items() if value is not None})
         return cls(**values)  # type: ignore[arg-type]
+
+
+_REPLAY_SETTINGS: tuple[tuple[str, type[int | float]], ...] = (
+    ("reverify_attempts", int), ("reverify_backoff_s", int), ("replay_max_rounds", int),
+    ("replay_max_samples", int), ("replay_max_items", int), ("replay_max_tokens", int),
+    ("replay_max_temperature", float), ("replay_max_sandbox_timeout_ms", int),
+    ("replay_timeout_s", int))
+
+
+def _replay_settings(env: Mapping[str, str]) -> dict[str, object]:
+    """Re-verification's limits from ``R2R_HUB_*``: each a number of at least 1 (the
+    temperature and the backoff at least 0)."""
+    values: dict[str, object] = {}
+    for name, kind in _REPLAY_SETTINGS:
+        variable = "R2R_HUB_" + name.upper().removesuffix("_S")
+        raw = env.get(variable)
+        if raw:
+            least = 0 if name in ("replay_max_temperature", "reverify_backoff_s") else 1
+            try:
+                value = kind(raw)
+            except ValueError:
+                value = least - 1
+            if value < least:
+                raise ValueError(f"{variable}={raw!r}: give a {kind.__name__} of at least {least}")
+            values[name] = value
+    if "R2R_HUB_REVERIFY_PROVIDERS" in env:
+        values["reverify_providers"] = env["R2R_HUB_REVERIFY_PROVIDERS"]
+    return values

@@ -23,6 +23,7 @@ from ._board import (
     ranked_skills,
     submission_details,
     submission_items,
+    unverified_runs,
 )
 from ._deps import Db, RowId, Viewer
 from ._errors import Refused
@@ -55,6 +56,12 @@ def leaderboard_page(request: Request, session: Db, visitor: Viewer,
         "complexity": complexity, "complexities": COMPLEXITIES, "skill": skill or "",
         "skills": ranked_skills(session), "dimension": dimension,
         "dimensions": DIMENSIONS}, visitor)
+
+
+@pages.get("/unverified", response_class=HTMLResponse)
+def unverified_page(request: Request, session: Db, visitor: Viewer) -> Response:
+    """The runs the hub keeps but does not rank: it could not re-verify them."""
+    return render(request, "unverified.html", {"rows": unverified_runs(session)}, visitor)
 
 
 @pages.get("/favicon.ico")

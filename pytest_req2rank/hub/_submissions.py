@@ -25,15 +25,17 @@ from ._config import HubConfig
 from ._database import aware, now
 from ._duplicates import check_duplicate, keep_answers
 from ._errors import Refused
+from ._model_policy import check_model_name
 from ._nonces import usable_nonce
 from ._receipts import Signer
+from ._replay import why_unverified
 from ._tables import Refusal, StatusChange, Submission, User
 
 RANKED = "accepted"
 """What a submission that passed every check is; ``flagged`` waits for review."""
 RANKED_STATUSES = (RANKED, "verified")
 """The statuses the leaderboard ranks (``verified``: replayed by the hub and matched);
-``flagged``, ``disputed`` and ``removed`` are not ranked."""
+``flagged``, ``disputed``, ``unverified`` and ``removed`` are not ranked."""
 
 
 def submit(session: Session, user: User, payload: Any, config: HubConfig,
@@ -77,6 +79,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     nonce = usable_nonce(session, user, nonce_value)
     document = parse_results(data)
     check_consistency(document)
+    check_model_name(document.run.model, config)
     check_isolation(document)
     check_evidence(evidence, document, nonce_value)
     assert isinstance(evidence, list) and isinstance(data, dict)  # refused otherwise
@@ -90,7 +93,8 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     flags = statistical_flags(document, history, config)
     summary = document.summary
     assert summary.overall_score is not None  # check_aggregates refuses a run without one
-    status = "flagged" if flags else RANKED
+    unverified = why_unverified(document.run.model_dump(mode="json"), config)
+    status = "unverified" if unverified else "flagged" if flags else RANKED
     hold_user(session, user)
     # Checked again under the hold: another thread or process may have kept a submission of
     # this user's, or one with this nonce, since the checks above read the database.
@@ -124,8 +128,9 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
         "status": status, "received_at": received_at.isoformat(timespec="milliseconds"),
         "user": user.name, "submission_sha256": submission_digest(payload),
     })
-    record_status(session, submission, status,
-                  "; ".join(flags) if flags else "all checks passed", "hub")
+    record_status(session, submission, status, "; ".join(
+        [*([f"the hub cannot replay it: {unverified}"] if unverified else []), *flags])
+        or "all checks passed", "hub")
     session.commit()
     return submission, True
 

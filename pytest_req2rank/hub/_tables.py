@@ -109,6 +109,11 @@ class Submission(Base):
     reverification: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True,
                                                                    deferred=True)
     """The last re-verification: its verdict and both replays' compared items."""
+    reverify_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Re-verifications made; those that failed for the hub's own reasons are retried."""
+    reverify_after: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                            nullable=True)
+    """Not re-verified again before then (a backoff after a failure of the hub's)."""
 
 
 class SubmissionAnswer(Base):

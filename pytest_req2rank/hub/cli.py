@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--pending", action="store_true",
                        help="Every submission not re-verified yet (for a cron job)")
     again.add_argument("--sample", type=int, help="Grade the answers of N items chosen at random "
-                       "(default: all; the model is asked R2R_HUB_REVERIFY_SAMPLE items)")
+                       "(default: all, at most R2R_HUB_REPLAY_MAX_ITEMS; the model is asked "
+                       "R2R_HUB_REVERIFY_SAMPLE items)")
     token = commands.add_parser("token", help="API tokens")
     token_commands = token.add_subparsers(dest="token_command", required=True)
     create = token_commands.add_parser("create", help="Create a token for USER (created when new)")
@@ -209,6 +210,9 @@ def _reverify(config: HubConfig, submission_ids: list[int], pending: bool,
                   f"{outcome.model.status}, {len(outcome.model.compared)} items)")
             for reason in outcome.reasons:
                 print(f"  {reason}")
+            if outcome.retry_at is not None:
+                print(f"  the replay failed on the hub; it is tried again after "
+                      f"{outcome.retry_at.isoformat(timespec='seconds')}")
             worst = max(worst, 0 if outcome.status == "verified" else 1)
     except Refused as exc:
         print(f"req2rank-hub: {exc.message}", file=sys.stderr)

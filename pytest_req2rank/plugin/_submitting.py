@@ -95,7 +95,7 @@ class SubmitPlugin:
                 self.outcome = self.submission.finish(document, store, path)
             finally:
                 store.close()
-        taken = self.outcome is not None and self.outcome.status in ("accepted", "flagged")
+        taken = self.outcome is not None and self.outcome.kept
         if not taken and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = EXIT_SUBMISSION_FAILED
 

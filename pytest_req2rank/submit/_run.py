@@ -30,11 +30,19 @@ class SubmitError(Req2RankError):
     """A submission that cannot even be attempted (no hub, no token, no such run)."""
 
 
+KEPT_STATUSES = ("accepted", "flagged", "unverified")
+"""What a hub answers for a submission it kept: accepted (ranked once re-verified), held for
+review, or kept but never ranked because the hub cannot re-verify it."""
+_MEANINGS = {"accepted": "accepted: every check passed; ranked once the hub has replayed it",
+             "unverified": "kept, not ranked: this hub cannot re-verify the run (its page "
+                           "says why)"}
+
+
 @dataclass(frozen=True)
 class SubmissionOutcome:
-    """What became of a submission: ``status`` is the hub's (``accepted``, ``flagged``),
-    ``refused`` (the hub said why in ``message``) or ``failed`` (no answer, 429, 5xx: every
-    thing is kept, ``retry`` is the command that sends it again)."""
+    """What became of a submission: ``status`` is the hub's (``accepted``, ``flagged``,
+    ``unverified``), ``refused`` (the hub said why in ``message``) or ``failed`` (no answer,
+    429, 5xx: every thing is kept, ``retry`` is the command that sends it again)."""
 
     run_id: str
     status: str
@@ -42,6 +50,11 @@ class SubmissionOutcome:
     url: str | None = None
     receipt: dict[str, Any] | None = None
     retry: str | None = None
+
+    @property
+    def kept(self) -> bool:
+        """Whether the hub kept the submission (ranked or not)."""
+        return self.status in KEPT_STATUSES
 
 
 def hub_token(hub_url: str, given: str | None = None) -> str:
@@ -109,9 +122,8 @@ def send(client: HubClient, payload: dict[str, Any], store: Store, db_path: Path
     status, url = str(reply.get("status", "")), reply.get("url")
     receipt = reply.get("receipt") if isinstance(reply.get("receipt"), dict) else None
     flags = reply.get("flags") or []
-    message = ("accepted: every check passed; ranked once the hub has replayed it"
-               if status == "accepted" else
-               "held for review, not ranked yet: " + "; ".join(map(str, flags)))
+    message = _MEANINGS.get(status) or ("held for review, not ranked yet: " +
+                                        "; ".join(map(str, flags)))
     store.save_submission(run_id, status=status, url=url, receipt=receipt, message=message)
     return SubmissionOutcome(run_id, status, message, url=url, receipt=receipt)
 
@@ -141,7 +153,7 @@ def submit_run(db_path: Path, run_id: str, hub_url: str | None = None, token: st
                                                  "does not exist") +
                 ": only a run started with --r2r-submit (its nonce fetched before any model "
                 "call) can be submitted; run it again with --r2r-submit=URL")
-        if record["status"] in ("accepted", "flagged") and not hub_url:
+        if record["status"] in KEPT_STATUSES and not hub_url:
             return SubmissionOutcome(run_id, record["status"], "already submitted",
                                      url=record.get("url"), receipt=record.get("receipt"))
         url = (hub_url or record["hub_url"]).rstrip("/")

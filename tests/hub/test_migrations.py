@@ -65,3 +65,30 @@ def test_the_attempts_migration_keeps_the_answers_of_the_submissions_kept_before
     with running_hub(tmp_path) as hub, hub.client(hub.token("late")) as client:
         copy = client.post("/api/submissions", json=make_payload(client, items=items))
     assert copy.status_code == 409 and copy.json()["error"]["code"] == "duplicate"
+
+
+def test_the_reverify_migration_takes_accepted_runs_the_hub_cannot_replay_out_of_the_ranking(
+        tmp_path: Path) -> None:
+    with running_hub(tmp_path) as hub, hub.client(hub.token("before")) as client:
+        kept = {name: client.post("/api/submissions", json=make_payload(
+            client, model=f"migrated/{name}")).json()["id"] for name in ("plain", "generated")}
+        # As a hub before this migration kept them: both accepted, one's requirements elaborated
+        # by a generator model.
+        hub.sql("UPDATE submissions SET status = 'accepted', document = json_set(document, "
+                "'$.run.settings.generator', 'gpt-4o') WHERE id = :id", id=kept["generated"])
+    url = hub.config.database_url
+    command.downgrade(alembic_config(url), "0005")
+    migrate(url)
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            statuses = dict(connection.execute(text("SELECT id, status FROM submissions")).all())
+            history = connection.execute(text(
+                "SELECT status, actor, reason FROM status_changes WHERE submission_id = :id "
+                "ORDER BY id"), {"id": kept["generated"]}).all()
+    finally:
+        engine.dispose()
+    assert statuses == {kept["plain"]: "accepted", kept["generated"]: "unverified"}
+    assert tuple(history[-1]) == ("unverified", "hub", ("the hub cannot replay it: its "
+                                  "requirements were elaborated by a generator model, so its "
+                                  "seed does not plan them again"))

@@ -166,11 +166,13 @@ def test_the_hub_asks_the_model_again_and_disputes_a_relabelled_run(
         out = capsys.readouterr().out
         assert f"submission {genuine}: unverifiable (answers verified, 6 items; model " \
                "unverifiable, 0 items)" in out
-        assert "no answer of fake/coder to compare (6 failed; first: " in out
+        assert "no answer of fake/coder to compare: its 6 calls failed on the hub " \
+               "(6 api_error)" in out
+        assert "the replay failed on the hub; it is tried again after " in out
         assert client.get(f"/api/submissions/{genuine}").json()["status"] == "verified"
 
 
-def test_a_run_the_hub_cannot_replay_keeps_its_status_with_the_reason(
+def test_a_run_whose_model_the_hub_does_not_call_leaves_the_ranking_with_the_reason(
         pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("R2R_HUB_REVERIFY_MODELS", "acme/*")  # read by `req2rank-hub reverify`
@@ -186,7 +188,13 @@ def test_a_run_the_hub_cannot_replay_keeps_its_status_with_the_reason(
             assert "this hub does not call r2r/reference (its R2R_HUB_REVERIFY_MODELS: acme/*)" \
                 in out
             details = client.get(f"/api/submissions/{submission}").json()
-            assert details["status"] == "accepted" and details["history"][-1]["actor"] == "reverify"
+            assert details["status"] == "unverified"
+            assert details["history"][-1]["actor"] == "reverify"
+            assert submission not in [row["latest_submission"] for row in
+                                      client.get("/api/leaderboard").json()["rows"]]
+            unverified = client.get("/api/leaderboard/unverified").json()["rows"]
+            assert [row["id"] for row in unverified] == [submission]
+            assert "this hub does not call r2r/reference" in unverified[0]["why"]
             assert _reverify(hub, "--pending") == 0
             assert "no submission waits for re-verification" in capsys.readouterr().out
 

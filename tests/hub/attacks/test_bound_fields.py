@@ -121,7 +121,8 @@ def test_a_generator_named_to_make_the_run_unreplayable_is_refused_or_never_rank
     """Today's attack: ``run.settings.generator`` set makes the run unreplayable, so invented
     scores stayed ranked. Set after the nonce: refused (the run declared none); declared up
     front without the items' provenance: refused (the items show no generator); with invented
-    provenance too: kept, never verified, never ranked."""
+    provenance too: kept ``unverified`` (the hub cannot replay it), listed apart, never
+    ranked."""
     with hub.client(user) as client:
         payload = make_payload(client, model="bound/generated")
         EDITS["run.settings.generator"](payload["results"])
@@ -144,16 +145,17 @@ def test_a_generator_named_to_make_the_run_unreplayable_is_refused_or_never_rank
         for item in payload["results"]["items"]:
             item["provenance"] = {"source": "generator"}
         reply = client.post("/api/submissions", json=rechain(payload))
-        assert reply.status_code == 201 and reply.json()["status"] == "accepted", reply.text
+        assert reply.status_code == 201 and reply.json()["status"] == "unverified", reply.text
     submission = reply.json()["id"]
     assert main(["--database-url", hub.config.database_url, "reverify", str(submission)]) == 1
     with hub.client() as client:
         details = client.get(f"/api/submissions/{submission}").json()
-    assert details["status"] == "accepted"
+        listed = {row["id"]: row for row in
+                  client.get("/api/leaderboard/unverified").json()["rows"]}
+    assert details["status"] == "unverified"
     assert "elaborated by a generator model" in details["history"][-1]["reason"]
-    row = _board_row(hub, "bound/generated")
-    assert row is not None and row["rank"] is None and row["score"] is None
-    assert row["pending"] == 1 and row["count"] == 0
+    assert "elaborated by a generator model" in listed[submission]["why"]
+    assert _board_row(hub, "bound/generated") is None  # neither ranked nor pending
 
 
 def test_a_stronger_isolation_claimed_is_kept_but_ranked_only_once_verified(
