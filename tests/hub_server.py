@@ -68,7 +68,7 @@ class Hub:
         from pytest_req2rank.hub._accounts import create_token
 
         with self.app.state.sessions() as session:
-            return create_token(session, user, admin=admin)
+            return create_token(session, user, admin=admin, config=self.config)
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -84,7 +84,8 @@ class Hub:
 @contextmanager
 def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
     config = replace(HubConfig(database_url=f"sqlite:///{directory / 'hub.db'}",
-                               key_path=directory / "key.pem", reverify_every_s=0), **overrides)
+                               key_path=directory / "key.pem", reverify_every_s=0,
+                               submit_rate="10000/minute", daily_nonces=10_000), **overrides)
     migrate(config.database_url)
     app = create_app(config)
     port = free_port()
@@ -109,7 +110,8 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
                 env: dict[str, str] | None = None) -> Iterator[Hub]:
     """A hub served by ``req2rank-hub serve`` in a process of its own on 127.0.0.1, with
     ``R2R_HUB_DIR=directory`` and the settings in ``env`` (re-verification off unless they
-    set it: it would ask the runs' models); ``args`` go after ``serve``. Its output is in
+    set it: it would ask the runs' models; the per-address submission limit and the daily
+    nonces are high unless they set them); ``args`` go after ``serve``. Its output is in
     ``directory/serve.log``."""
     import os
     import subprocess
@@ -128,6 +130,7 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
             [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url", url, "serve",
              "--port", str(port), *args],
             env={**os.environ, "R2R_HUB_DIR": str(directory), "R2R_HUB_REVERIFY_EVERY": "0",
+                 "R2R_HUB_SUBMIT_RATE": "10000/minute", "R2R_HUB_DAILY_NONCES": "10000",
                  **(env or {})},
             stdout=log, stderr=subprocess.STDOUT)
     address = f"http://127.0.0.1:{port}"

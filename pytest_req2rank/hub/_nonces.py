@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import UTC, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ._config import HubConfig
@@ -51,3 +51,16 @@ def usable_nonce(session: Session, user: User, value: str) -> Nonce:
                       f"{aware(nonce.expires_at).isoformat(timespec='seconds')}; "
                       "run again with a fresh nonce")
     return nonce
+
+
+def check_nonce_quota(session: Session, user: User, config: HubConfig) -> None:
+    """At most ``daily_nonces`` nonces per user per UTC day, by the hub's clock (each one is
+    kept until it is pruned)."""
+    moment = now()
+    day = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    issued = session.scalar(select(func.count(Nonce.id)).where(
+        Nonce.user_id == user.id, Nonce.issued_at >= day)) or 0
+    if issued >= config.daily_nonces:
+        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
+        raise Refused(429, "nonce_limit", f"{user.name} has fetched {issued} nonces today "
+                      f"(UTC), the most a day; fetch one again after {reset}")

@@ -23,7 +23,7 @@ def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: s
     assert board.status_code == 200 and 'data-model="page/ranked"' in board.text
     assert '<option value="mean" selected>' in board.text and 'class="ci"' in board.text
     low, _high = ranked["ci95"]
-    assert f"left: {low}%" in board.text
+    assert f'<rect class="range" x="{low}"' in board.text
     assert model.text.count('class="badge accepted"') == 1
     assert model.text.count('class="badge flagged"') == 1
     assert 'id="status">flagged' in page.text and "every item scored 100" in page.text

@@ -1,0 +1,52 @@
+"""Pruning what the hub no longer needs, so no table grows without bound: nonces never used
+and expired, tokens revoked or expired, sign-ins ended or expired (each kept
+``retention_s`` after, for the record), sign-in states expired. The served hub prunes every
+:data:`PRUNE_EVERY_S`; ``req2rank-hub prune`` does it at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import delete, or_
+from sqlalchemy.orm import Session
+
+from ._config import HubConfig
+from ._database import now
+from ._tables import Nonce, OAuthState, Token, WebSession
+
+PRUNE_EVERY_S = 3600
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """How many rows of each kind were deleted."""
+
+    nonces: int
+    tokens: int
+    sessions: int
+    states: int
+
+
+def prune(session: Session, config: HubConfig) -> Pruned:
+    """Delete what expired, was revoked or ended more than ``config.retention_s`` ago (a
+    used nonce stays: it is its submission's)."""
+    moment = now()
+    before = moment - timedelta(seconds=config.retention_s)
+
+    def deleted(statement):  # type: ignore[no-untyped-def]
+        return int(session.execute(statement.execution_options(
+            synchronize_session=False)).rowcount or 0)
+
+    unlimited = Token.expires_at.is_(None) & (
+        Token.created_at < before - timedelta(seconds=config.token_ttl_s))
+    pruned = Pruned(
+        nonces=deleted(delete(Nonce).where(Nonce.used_at.is_(None), Nonce.expires_at < before)),
+        tokens=deleted(delete(Token).where(or_(Token.revoked_at < before,
+                                               Token.expires_at < before, unlimited))),
+        sessions=deleted(delete(WebSession).where(or_(WebSession.ended_at < before,
+                                                      WebSession.expires_at < before))),
+        states=deleted(delete(OAuthState).where(OAuthState.expires_at < moment)),
+    )
+    session.commit()
+    return pruned
