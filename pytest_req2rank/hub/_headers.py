@@ -27,8 +27,8 @@ def script_policy(html: str) -> str:
     hashes = " ".join(
         "'sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() + "'"
         for script in re.findall(r"<script>(.*?)</script>", html, flags=re.DOTALL))
-    return (f"default-src 'none'; script-src 'self' {hashes}; style-src 'self' "
-            "'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+    return (f"default-src 'none'; script-src 'self' {hashes}; style-src 'self'; "
+            "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
             "frame-ancestors 'none'; base-uri 'none'")
 
 
