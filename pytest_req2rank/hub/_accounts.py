@@ -7,9 +7,10 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 import httpx
-from sqlalchemy import or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, or_, select, update
 from sqlalchemy.orm import Session
 
 from ._config import HubConfig
@@ -106,7 +107,7 @@ def issue_token(session: Session, user: User, config: HubConfig) -> str:
     return token
 
 
-def _in_force(moment: datetime, config: HubConfig):  # type: ignore[no-untyped-def]
+def _in_force(moment: datetime, config: HubConfig) -> ColumnElement[bool]:
     """Tokens neither revoked nor expired at ``moment`` (a SQL condition)."""
     oldest = moment - timedelta(seconds=config.token_ttl_s)
     return (Token.revoked_at.is_(None)
@@ -142,10 +143,10 @@ def revoke_tokens(session: Session, user: User, *, only: str | None = None) -> i
     query = update(Token).where(Token.user_id == user.id, Token.revoked_at.is_(None))
     if only is not None:
         query = query.where(Token.token_sha256 == token_digest(only))
-    revoked = session.execute(query.values(revoked_at=now())
-                              .execution_options(synchronize_session=False)).rowcount
+    done = session.execute(query.values(revoked_at=now())
+                           .execution_options(synchronize_session=False))
     session.commit()
-    return int(revoked or 0)
+    return int(cast(CursorResult[Any], done).rowcount or 0)
 
 
 def github_account(access_token: str, config: HubConfig) -> GitHubAccount:

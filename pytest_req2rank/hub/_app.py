@@ -35,8 +35,8 @@ from ._board import (
     submission_details,
     submission_summary,
 )
-from ._config import HubConfig
 from ._bodies import read_json_body
+from ._config import HubConfig
 from ._database import aware, make_engine, session_factory
 from ._deps import Bearer, Db, Me, RowId
 from ._errors import Refused
@@ -170,7 +170,7 @@ def create_app(config: HubConfig) -> FastAPI:
         openapi_url="/openapi.json", title="req2rank hub API",
         swagger_js_url="/docs/assets/swagger-ui-bundle.js",
         swagger_css_url="/docs/assets/swagger-ui.css", swagger_favicon_url="data:,").body
-    docs_policy = script_policy(docs_page.decode())
+    docs_policy = script_policy(bytes(docs_page).decode())
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:

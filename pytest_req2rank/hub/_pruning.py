@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any, cast
 
-from sqlalchemy import delete, or_
+from sqlalchemy import CursorResult, Delete, delete, or_
 from sqlalchemy.orm import Session
 
 from ._config import HubConfig
@@ -34,9 +35,9 @@ def prune(session: Session, config: HubConfig) -> Pruned:
     moment = now()
     before = moment - timedelta(seconds=config.retention_s)
 
-    def deleted(statement):  # type: ignore[no-untyped-def]
-        return int(session.execute(statement.execution_options(
-            synchronize_session=False)).rowcount or 0)
+    def deleted(statement: Delete) -> int:
+        done = session.execute(statement.execution_options(synchronize_session=False))
+        return int(cast(CursorResult[Any], done).rowcount or 0)
 
     unlimited = Token.expires_at.is_(None) & (
         Token.created_at < before - timedelta(seconds=config.token_ttl_s))

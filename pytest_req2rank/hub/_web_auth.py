@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 import secrets
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 import httpx
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from ._accounts import token_digest
@@ -51,12 +51,12 @@ def finish_sign_in(session: Session, state: str) -> str | None:
     """Use ``state`` up: where to go after the sign-in; ``None`` when the hub did not issue
     it, it expired, or it was used already (by this request or any other, at once)."""
     digest, moment = token_digest(state), now()
-    used = session.execute(update(OAuthState).where(
+    done = session.execute(update(OAuthState).where(
         OAuthState.state_sha256 == digest, OAuthState.used_at.is_(None),
         OAuthState.expires_at > moment).values(used_at=moment)
-        .execution_options(synchronize_session=False)).rowcount
+        .execution_options(synchronize_session=False))
     session.commit()
-    if used != 1:
+    if cast(CursorResult[Any], done).rowcount != 1:
         return None
     return session.scalar(select(OAuthState.next_path).where(OAuthState.state_sha256 == digest))
 
