@@ -32,9 +32,10 @@ class HubConfig:
     forger probing the checks)."""
     daily_nonces: int = 100
     """Nonces a user may fetch a UTC day (each one is a row until it is pruned)."""
-    max_payload_bytes: int = 20 * 1024 * 1024
-    """The largest request body as sent (a gzip-compressed submission: compressed)."""
-    max_document_bytes: int = 400 * 1024 * 1024
+    max_payload_bytes: int = 64 * 1024 * 1024
+    """The largest request body as sent (a gzip-compressed submission: compressed; a
+    5,000-item run with three LLM judges is ~27 MB so)."""
+    max_document_bytes: int = 512 * 1024 * 1024
     """The largest submission once decompressed (a gzip body is refused as soon as its
     inflated size passes this, without inflating the rest)."""
     public_rate: str = "120/minute"

@@ -11,6 +11,9 @@ import httpx
 from ..errors import Req2RankError
 
 TIMEOUT_S = 60.0
+SUBMIT_TIMEOUT_S = 900.0
+"""How long the hub may take to check a submission: a 5,000-item run's evidence is
+recomputed and its scores bootstrapped before the hub answers (about a minute here)."""
 GZIP_LEVEL = 6
 """zlib's default: a run's results shrink about tenfold, at ~50 MB/s of one core."""
 
@@ -59,7 +62,8 @@ class HubClient:
                                   allow_nan=False).encode("utf-8")
                 response = self._http.post(path, content=gzip.compress(
                     text, compresslevel=GZIP_LEVEL, mtime=0), headers={
-                    "Content-Type": "application/json", "Content-Encoding": "gzip"})
+                    "Content-Type": "application/json", "Content-Encoding": "gzip"},
+                    timeout=httpx.Timeout(TIMEOUT_S, read=SUBMIT_TIMEOUT_S))
             else:
                 response = self._http.post(path, json=body)
         except httpx.HTTPError as exc:
