@@ -38,7 +38,7 @@ def _number(value: float) -> str:
     text = repr(value)
     if "e" in text or "n" in text or value == 0:
         return rfc8785.dumps(value).decode("ascii")
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 def _append(value: Any, parts: list[str]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
@@ -64,6 +64,13 @@ def migrate(url: str, revision: str = "head") -> None:
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def utc_day(moment: datetime) -> tuple[datetime, str]:
+    """The UTC day ``moment`` falls in, for a daily limit: its start, and when the next day
+    starts (ISO, to the minute) for the refusal's message."""
+    start = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, (start + timedelta(days=1)).isoformat(timespec="minutes")
 
 
 def aware(moment: datetime) -> datetime:

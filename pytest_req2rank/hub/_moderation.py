@@ -5,14 +5,12 @@ leaves fewer open gives it back the status it had."""
 
 from __future__ import annotations
 
-from datetime import UTC, timedelta
-
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ._config import HubConfig
-from ._database import now
+from ._database import now, utc_day
 from ._errors import Refused
 from ._submissions import RANKED, RANKED_STATUSES, kept_submission, record_status
 from ._tables import AdminAction, Flag, Submission, User
@@ -41,11 +39,10 @@ def flag_submission(session: Session, user: User, submission_id: int, reason: st
     if mine is not None:
         raise _reported_already(submission.id, mine)
     moment = now()
-    day = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    day, reset = utc_day(moment)
     today = session.scalar(select(func.count(Flag.id)).where(
         Flag.user_id == user.id, Flag.created_at >= day)) or 0
     if today >= config.daily_reports:
-        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
         raise Refused(429, "report_limit", f"{user.name} has filed {today} reports today "
                       f"(UTC), the most a day; report again after {reset}")
     flag = Flag(submission_id=submission.id, user_id=user.id, reason=reason[:2000],

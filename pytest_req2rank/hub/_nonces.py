@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, timedelta
+from datetime import timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ._config import HubConfig
-from ._database import aware, now
+from ._database import aware, now, utc_day
 from ._errors import Refused
 from ._tables import Nonce, User
 
@@ -56,11 +56,9 @@ def usable_nonce(session: Session, user: User, value: str) -> Nonce:
 def check_nonce_quota(session: Session, user: User, config: HubConfig) -> None:
     """At most ``daily_nonces`` nonces per user per UTC day, by the hub's clock (each one is
     kept until it is pruned)."""
-    moment = now()
-    day = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    day, reset = utc_day(now())
     issued = session.scalar(select(func.count(Nonce.id)).where(
         Nonce.user_id == user.id, Nonce.issued_at >= day)) or 0
     if issued >= config.daily_nonces:
-        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
         raise Refused(429, "nonce_limit", f"{user.name} has fetched {issued} nonces today "
                       f"(UTC), the most a day; fetch one again after {reset}")
