@@ -1,7 +1,10 @@
 """Reading a submission's body, once its sender is signed in: as it streams in, under two
 limits, the bytes sent and (a gzip-compressed body, ``Content-Encoding: gzip``) the bytes
 they inflate to; a body past either is refused there, without reading or inflating the rest.
-Inflating and parsing run off the event loop, so a big body does not stall other requests."""
+Inflating and parsing run in worker threads, not on the event loop (zlib lets other threads
+run meanwhile; the standard library's JSON parser holds the interpreter while it parses, so
+a signed-in user's big submission still takes it for that long: the per-address and daily
+limits bound how often)."""
 
 from __future__ import annotations
 
