@@ -77,7 +77,7 @@ class Hub:
         from pytest_req2rank.hub._accounts import create_token
 
         with self.app.state.sessions() as session:
-            return create_token(session, user, admin=admin)
+            return create_token(session, user, admin=admin, config=self.config)
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -99,7 +99,8 @@ class Hub:
 @contextmanager
 def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
     config = replace(HubConfig(database_url=f"sqlite:///{directory / 'hub.db'}",
-                               key_path=directory / "key.pem", reverify_every_s=0), **overrides)
+                               key_path=directory / "key.pem", reverify_every_s=0,
+                               submit_rate="10000/minute", daily_nonces=10_000), **overrides)
     migrate(config.database_url)
     app = create_app(config)
     port = free_port()
@@ -124,7 +125,8 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
                 env: dict[str, str] | None = None) -> Iterator[Hub]:
     """A hub served by ``req2rank-hub serve`` in a process of its own on 127.0.0.1, with
     ``R2R_HUB_DIR=directory`` and the settings in ``env`` (re-verification off unless they
-    set it: it would ask the runs' models); ``args`` go after ``serve``. Its output is in
+    set it: it would ask the runs' models; the per-address submission limit and the daily
+    nonces are high unless they set them); ``args`` go after ``serve``. Its output is in
     ``directory/serve.log``."""
     import os
     import subprocess
@@ -143,6 +145,7 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
             [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url", url, "serve",
              "--port", str(port), *args],
             env={**os.environ, "R2R_HUB_DIR": str(directory), "R2R_HUB_REVERIFY_EVERY": "0",
+                 "R2R_HUB_SUBMIT_RATE": "10000/minute", "R2R_HUB_DAILY_NONCES": "10000",
                  **(env or {})},
             stdout=log, stderr=subprocess.STDOUT)
     address = f"http://127.0.0.1:{port}"
@@ -264,12 +267,19 @@ def refused(response: httpx.Response, status: int, code: str) -> str:
     return str(error["message"])
 
 
+def nonce_request(model: str = MODEL, suite: str = "dynamic",
+                  settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The body of ``POST /api/nonces`` for a run of ``model`` with the synthetic runs'
+    settings (or ``settings``)."""
+    return {"model": model,
+            "settings": declared_settings(suite, SETTINGS if settings is None else settings)}
+
+
 def fresh_nonce(client: httpx.Client, model: str = MODEL, suite: str = "dynamic",
                 settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """A nonce for a run of ``model`` with the synthetic runs' settings (or ``settings``);
     the reply with the ``model`` it was fetched for."""
-    declared = declared_settings(suite, SETTINGS if settings is None else settings)
-    response = client.post("/api/nonces", json={"model": model, "settings": declared})
+    response = client.post("/api/nonces", json=nonce_request(model, suite, settings))
     assert response.status_code == 201, response.text
     return {**response.json(), "model": model}
 

@@ -31,9 +31,18 @@ class HubConfig:
     daily_refusals: int = 30
     """Refused submissions a user may make a day before the hub stops checking theirs (a
     forger probing the checks)."""
-    max_payload_bytes: int = 20 * 1024 * 1024
+    daily_nonces: int = 100
+    """Nonces a user may fetch a UTC day (each one is a row until it is pruned)."""
+    max_payload_bytes: int = 64 * 1024 * 1024
+    """The largest request body as sent (a gzip-compressed submission: compressed; a
+    5,000-item run with three LLM judges is ~27 MB so)."""
+    max_document_bytes: int = 512 * 1024 * 1024
+    """The largest submission once decompressed (a gzip body is refused as soon as its
+    inflated size passes this, without inflating the rest)."""
     public_rate: str = "120/minute"
     """Requests per client address on the endpoints that need no sign-in (slowapi syntax)."""
+    submit_rate: str = "30/minute"
+    """Submissions per client address, whoever signs them (slowapi syntax)."""
     rate_storage: str = "memory://"
     """Where those requests are counted (a ``limits`` storage URI): ``memory://`` counts in
     each process; ``redis://HOST:PORT`` shares the count between the hub's processes."""
@@ -52,6 +61,18 @@ class HubConfig:
     """Where GitHub's web flow lives: ``/login/oauth/authorize`` and ``/login/oauth/access_token``."""
     session_ttl_s: int = 14 * 24 * 3600
     """How long a sign-in on the pages lasts."""
+    token_ttl_s: int = 90 * 24 * 3600
+    """How long an API token lasts (then the user signs in again)."""
+    max_tokens: int = 5
+    """A user's tokens in force at once: a new one beyond them revokes the oldest."""
+    daily_reports: int = 10
+    """Reports a user may file a UTC day."""
+    reports_to_hold: int = 3
+    """Open reports, from as many users, that take a ranked submission out of the ranking
+    until an admin looks (fewer: it stays ranked, the reports shown)."""
+    retention_s: int = 30 * 24 * 3600
+    """How long expired or revoked nonces, tokens, sign-ins and sign-in states are kept
+    before they are pruned."""
     reverify_models: str = "*"
     """The models re-verification asks again (comma-separated patterns, ``*`` any); the hub
     calls them with its own keys (its environment, as the plugin does)."""
@@ -91,6 +112,18 @@ class HubConfig:
     """The served hub re-verifies new submissions this often (0: only with
     ``req2rank-hub reverify``)."""
 
+    def check(self) -> None:
+        """Refuses settings the hub cannot work with (a ``ValueError`` naming the setting)."""
+        if self.github_client_id and not self.github_client_secret:
+            raise ValueError("R2R_HUB_GITHUB_CLIENT_ID is set without "
+                             "R2R_HUB_GITHUB_CLIENT_SECRET: the hub checks every GitHub token "
+                             "with its OAuth app's secret; set both, or neither")
+        for name in ("token_ttl_s", "max_tokens", "reports_to_hold", "max_payload_bytes",
+                     "max_document_bytes"):
+            if getattr(self, name) < 1:
+                setting = "R2R_HUB_" + name.upper().removesuffix("_S")
+                raise ValueError(f"{setting}={getattr(self, name)}: give a positive number")
+
     @property
     def web_sign_in(self) -> bool:
         """Whether the pages can sign in with GitHub (an OAuth app's id and secret are set)."""
@@ -107,7 +140,10 @@ class HubConfig:
         values["public_url"] = env.get("R2R_HUB_PUBLIC_URL", "")
         for name, kind in (("nonce_ttl_s", int), ("max_open_nonces", int),
                            ("daily_submissions", int), ("daily_refusals", int),
-                           ("max_payload_bytes", int), ("session_ttl_s", int),
+                           ("daily_nonces", int), ("max_payload_bytes", int),
+                           ("max_document_bytes", int), ("session_ttl_s", int),
+                           ("token_ttl_s", int), ("max_tokens", int), ("daily_reports", int),
+                           ("reports_to_hold", int), ("retention_s", int),
                            ("clock_skew_s", float), ("reverify_sample", int),
                            ("reverify_pass_tolerance", float),
                            ("reverify_score_tolerance", float), ("reverify_every_s", int)):
@@ -129,6 +165,8 @@ class HubConfig:
             values["reverify_models"] = env["R2R_HUB_REVERIFY_MODELS"]
         if env.get("R2R_HUB_PUBLIC_RATE"):
             values["public_rate"] = env["R2R_HUB_PUBLIC_RATE"]
+        if env.get("R2R_HUB_SUBMIT_RATE"):
+            values["submit_rate"] = env["R2R_HUB_SUBMIT_RATE"]
         if env.get("R2R_HUB_RATE_STORAGE"):
             values["rate_storage"] = env["R2R_HUB_RATE_STORAGE"]
         values.update({key: value for key, value in given.items() if value is not None})

@@ -7,13 +7,13 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..evidence import canonical_json
 from ..plan import DECLARED_SETTINGS
 from ._config import HubConfig
-from ._database import aware, now
+from ._database import aware, now, utc_day
 from ._errors import Refused
 from ._tables import Nonce, User
 
@@ -68,3 +68,14 @@ def usable_nonce(session: Session, user: User, value: str) -> Nonce:
                       f"{aware(nonce.expires_at).isoformat(timespec='seconds')}; "
                       "run again with a fresh nonce")
     return nonce
+
+
+def check_nonce_quota(session: Session, user: User, config: HubConfig) -> None:
+    """At most ``daily_nonces`` nonces per user per UTC day, by the hub's clock (each one is
+    kept until it is pruned)."""
+    day, reset = utc_day(now())
+    issued = session.scalar(select(func.count(Nonce.id)).where(
+        Nonce.user_id == user.id, Nonce.issued_at >= day)) or 0
+    if issued >= config.daily_nonces:
+        raise Refused(429, "nonce_limit", f"{user.name} has fetched {issued} nonces today "
+                      f"(UTC), the most a day; fetch one again after {reset}")

@@ -25,6 +25,7 @@ from ._board import (
     submission_items,
     unverified_runs,
 )
+from ._config import HubConfig
 from ._deps import Db, RowId, Viewer
 from ._errors import Refused
 from ._forms import Form
@@ -36,6 +37,10 @@ from ._tables import Flag, Submission, User
 from ._templates import render
 
 pages = APIRouter(include_in_schema=False)
+
+
+def _config(request: Request) -> HubConfig:
+    return request.app.state.config  # type: ignore[no-any-return]
 
 COMPLEXITIES = ["", *get_args(ComplexityLabel)]
 
@@ -88,7 +93,7 @@ def _submission_page(request: Request, session: Session, submission: Submission,
     return render(request, "submission.html", {
         "s": details, "items": submission_items(submission), "error": error,
         "reverify": [change for change in details["history"] if change["actor"] == "reverify"],
-        "dimension_names": DIMENSIONS}, visitor, status_code=status_code)
+        "dimension_names": DIMENSIONS, "reports_to_hold": _config(request).reports_to_hold}, visitor, status_code=status_code)
 
 
 @pages.get("/submissions/{submission_id}", response_class=HTMLResponse)
@@ -121,7 +126,8 @@ def flag_from_page(request: Request, submission_id: RowId, session: Db, visitor:
     submission = kept_submission(session, submission_id)
     return _form_action(request, session, submission, visitor, form, "report a submission",
                         lambda user: flag_submission(session, user, submission.id,
-                                                     form.get("reason", "")), "#reports")
+                                                     form.get("reason", ""), _config(request)),
+                        "#reports")
 
 
 @pages.post("/submissions/{submission_id}/flags/{flag_id}/resolve")
@@ -135,7 +141,8 @@ def resolve_from_page(request: Request, submission_id: RowId, flag_id: RowId, se
                                                  Flag.submission_id == submission.id))
         if flag is None:
             raise Refused(404, "not_found", f"submission {submission.id} has no report {flag_id}")
-        resolve_flag(session, admin, flag.id, form.get("action", ""), form.get("note", ""))
+        resolve_flag(session, admin, flag.id, form.get("action", ""), form.get("note", ""),
+                     _config(request))
 
     return _form_action(request, session, submission, visitor, form, "resolve a report",
                         resolve, "#reports")

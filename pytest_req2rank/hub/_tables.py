@@ -7,14 +7,17 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -28,6 +31,9 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
+    github_id: Mapped[int | None] = mapped_column(BigInteger, unique=True, nullable=True)
+    """GitHub's numeric id of the account that signs in as this user (a login can be renamed
+    and taken by another account; the id cannot); ``None``: not bound to GitHub yet."""
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
@@ -41,6 +47,9 @@ class Token(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """``None``: a token made before tokens expired, valid for the hub's token lifetime from
+    ``created_at``."""
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
@@ -56,6 +65,20 @@ class WebSession(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class OAuthState(Base):
+    """A sign-in started on the pages: its ``state`` (SHA-256 only), where to go after it,
+    and when it was used (once)."""
+
+    __tablename__ = "oauth_states"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    state_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    next_path: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class Nonce(Base):
@@ -114,6 +137,8 @@ class Submission(Base):
     reverify_after: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                             nullable=True)
     """Not re-verified again before then (a backoff after a failure of the hub's)."""
+    held_status: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    """The status users' reports took the submission out of (a dismissal restores it)."""
 
 
 class SubmissionAnswer(Base):
@@ -141,9 +166,13 @@ class StatusChange(Base):
 
 
 class Flag(Base):
-    """A signed-in user's report on a submission, open until an admin resolves it."""
+    """A signed-in user's report on a submission, open until an admin resolves it; one open
+    report per user and submission."""
 
     __tablename__ = "flags"
+    __table_args__ = (Index("uq_flags_open_per_user", "submission_id", "user_id", unique=True,
+                            sqlite_where=text("resolution IS NULL"),
+                            postgresql_where=text("resolution IS NULL")),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)

@@ -45,8 +45,9 @@ def site(github: GitHub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[H
     """A hub signing in on the stand-in GitHub, with verified runs of three models:
     browser/high (two runs: strong at math, weak at strings), browser/low (one run: the
     reverse, better judged on quality; and one flagged), browser/c2 (every item of
-    complexity C2)."""
-    with running_hub(Path(tmp_path_factory.mktemp("browser")), **web_config(github)) as hub:
+    complexity C2). One report holds a run here."""
+    with running_hub(Path(tmp_path_factory.mktemp("browser")), reports_to_hold=1,
+                     **web_config(github)) as hub:
         runs = [("browser/high", [90.0, 92.0, 94.0, 50.0, 52.0, 54.0], {"quality": -10.0}, None),
                 ("browser/high", [80.0, 82.0, 84.0, 40.0, 42.0, 44.0], {"quality": -10.0}, None),
                 ("browser/low", [40.0, 45.0, 50.0, 80.0, 85.0, 90.0], {"quality": 20.0}, None),
@@ -299,3 +300,19 @@ def test_a_re_verified_run_shows_both_replays_and_its_badge(site: Hub, visit: An
                               ).count() == 5
     assert "its model asked again (5 items): verified" in v.page.locator("#history").inner_text()
     v.shoot("submission-verified")
+
+
+def test_the_api_docs_render_from_the_hubs_own_assets_under_its_policy(site: Hub,
+                                                                       visit: Any) -> None:
+    """Swagger UI at /docs: its script and stylesheet from the hub, its inline start-up
+    script allowed by its hash; nothing blocked (a blocked script or style is a console
+    error), no request leaves the hub."""
+    v = visit()
+    requested: list[str] = []
+    v.page.on("request", lambda r: requested.append(r.url))
+    v.page.goto(f"{site.url}/docs")
+    v.page.wait_for_selector('.opblock-summary-path[data-path="/api/submissions"]')
+    assert v.page.locator(".opblock").count() >= 10
+    assert all(url.startswith((site.url, "data:")) for url in requested), \
+        requested
+    v.shoot("docs")

@@ -92,3 +92,31 @@ def test_the_reverify_migration_takes_accepted_runs_the_hub_cannot_replay_out_of
     assert tuple(history[-1]) == ("unverified", "hub", ("the hub cannot replay it: its "
                                   "requirements were elaborated by a generator model, so its "
                                   "seed does not plan them again"))
+
+
+def test_the_sign_in_migration_closes_duplicate_reports_and_keeps_held_runs(tmp_path: Path
+                                                                           ) -> None:
+    with running_hub(tmp_path) as hub, hub.client(hub.token("held")) as client:
+        submitted = client.post("/api/submissions", json=make_payload(client)).json()
+    url = hub.config.database_url
+    command.downgrade(alembic_config(url), "0006")
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:  # one user's 3 reports held it, as before
+            reporter = connection.execute(text("SELECT id FROM users WHERE name = 'held'")
+                                          ).scalar_one()
+            for _ in range(3):
+                connection.execute(text(
+                    "INSERT INTO flags (submission_id, user_id, reason, created_at) VALUES "
+                    "(:s, :u, 'again', '2026-01-01 00:00:00')"), {"s": submitted["id"],
+                                                                  "u": reporter})
+            connection.execute(text("UPDATE submissions SET status = 'flagged'"))
+        migrate(url)
+        with engine.connect() as connection:
+            flags = connection.execute(text("SELECT resolution FROM flags ORDER BY id")).all()
+            held = connection.execute(text("SELECT status, held_status FROM submissions")).one()
+            columns = [row[1] for row in connection.execute(text("PRAGMA table_info(users)"))]
+    finally:
+        engine.dispose()
+    assert [row[0] for row in flags] == [None, "duplicate", "duplicate"]
+    assert tuple(held) == ("flagged", "accepted") and "github_id" in columns

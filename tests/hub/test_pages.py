@@ -26,7 +26,7 @@ def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: s
     assert board.status_code == 200 and 'data-model="page/ranked"' in board.text
     assert '<option value="count" selected>' in board.text and 'class="ci"' in board.text
     low, _high = ranked["ci95"]
-    assert f"left: {low}%" in board.text  # the pool of one run: its own interval
+    assert f'<rect class="range" x="{low}"' in board.text  # the pool of one run: its interval
     assert model.text.count('class="badge verified"') == 1
     assert model.text.count('class="badge flagged"') == 1
     attempts = model.text.split('id="attempts"', 1)[1]

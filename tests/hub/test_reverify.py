@@ -216,7 +216,7 @@ def test_serve_re_verifies_new_submissions_on_a_schedule(pytester: pytest.Pytest
 
 def test_a_run_the_hubs_checks_flagged_is_ranked_once_verified_but_not_a_reported_one(
         pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with running_hub(tmp_path / "hub") as hub:
+    with running_hub(tmp_path / "hub", reports_to_hold=1) as hub:  # one report holds a run
         user, reporter = hub.token("alice"), hub.token("reporter")
         with hub.client(user) as client:
             for _ in range(3):  # the model's history: scores near 42

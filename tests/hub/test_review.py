@@ -41,25 +41,30 @@ def test_flags_need_a_sign_in_and_an_admin_resolves_them(hub: Hub, user: str) ->
     with hub.client() as anonymous:
         refused(anonymous.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "odd"}),
                  401, "unauthenticated")
-    reporter = hub.token("reporter")
-    with hub.client(reporter) as client:
-        flag = client.post(f"/api/submissions/{reply['id']}/flags",
-                           json={"reason": "scores look copied"})
-        assert flag.status_code == 201 and flag.json()["status"] == "flagged"
-        rows = client.get("/api/leaderboard").json()["rows"]
-        assert all(row["model"] != "acme/flagme" for row in rows)
-        refused(client.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
-                             json={"action": "dismiss"}), 403, "not_admin")
+    flags = []
+    for n in range(hub.config.reports_to_hold):  # 3 users' reports: out of the ranking
+        with hub.client(hub.token(f"reporter{n}")) as client:
+            flag = client.post(f"/api/submissions/{reply['id']}/flags",
+                               json={"reason": "scores look copied"})
+            assert flag.status_code == 201, flag.text
+            flags.append(flag.json())
+            rows = client.get("/api/leaderboard").json()["rows"]
+            ranked = any(row["model"] == "acme/flagme" for row in rows)
+            assert ranked == (n + 1 < hub.config.reports_to_hold)
+    assert [flag["status"] for flag in flags] == ["accepted", "accepted", "flagged"]
+    assert flags[-1]["open_reports"] == 3
+    with hub.client(hub.token("reporter0")) as client:
+        refused(client.post(f"/api/admin/flags/{flags[0]['id']}/resolve",
+                            json={"action": "dismiss"}), 403, "not_admin")
     with hub.client(hub.token("admin", admin=True)) as admin:
-        resolved = admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+        resolved = admin.post(f"/api/admin/flags/{flags[0]['id']}/resolve",
                               json={"action": "dismiss", "note": "checked the evidence"}).json()
         assert resolved["status"] == "accepted"
         assert [h["status"] for h in resolved["history"]] == ["accepted", "flagged", "accepted"]
         assert resolved["history"][-1]["actor"] == "admin"
-        refused(admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+        refused(admin.post(f"/api/admin/flags/{flags[0]['id']}/resolve",
                             json={"action": "uphold"}), 409, "already_resolved")
-        second = admin.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "again"})
-        upheld = admin.post(f"/api/admin/flags/{second.json()['id']}/resolve",
+        upheld = admin.post(f"/api/admin/flags/{flags[1]['id']}/resolve",
                             json={"action": "uphold", "note": "copied"}).json()
         assert upheld["status"] == "removed"
 
