@@ -1,5 +1,6 @@
 """The two random choices a run makes once, before anything is planned: its seed and its id;
-and the seeds derived from the run seed.
+the seeds derived from the run seed; and the seed of a submitted run, derived from the hub's
+nonce.
 
 Kept free of heavy imports: an xdist controller of a session that has not asked for a
 benchmark yet draws them for its workers (see ``plugin._activation``).
@@ -37,6 +38,13 @@ def sample_seed(seed: int | None, sample: int) -> int | None:
     if seed is None or sample == 0:
         return seed
     digest = hashlib.sha256(f"r2r-sample:{seed}:{sample}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % 2**31
+
+
+def nonce_seed(nonce: str) -> int:
+    """The seed of a run submitted with ``nonce``: drawn from the nonce the hub issued, so the
+    hub, not the submitter, picks the run's requirements (the hub recomputes it)."""
+    digest = hashlib.sha256(f"r2r-nonce-seed:{nonce}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % 2**31
 
 

@@ -1,26 +1,36 @@
 """A stand-in GitHub for the hub's web sign-in, speaking GitHub's OAuth web flow: the
 authorize page (a form: who signs in, allow or deny), ``POST /login/oauth/access_token``
 (single-use codes, the app's secret and the redirect URI checked as GitHub does, errors
-answered with HTTP 200 and an ``error`` field) and ``GET /user``."""
+answered with HTTP 200 and an ``error`` field), ``GET /user`` and the application token
+check ``POST /applications/{client_id}/token`` (basic auth with the app's id and secret;
+404 for a token it did not issue to that app). Accounts have numeric ids; a login can be
+renamed and then taken by a new account (:meth:`GitHub.rename`)."""
 
 from __future__ import annotations
 
+import base64
 import html
+import itertools
 import secrets
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 import uvicorn
 from fastapi import FastAPI, Header, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from hub_server import free_port
 
 CLIENT_ID = "hub-web-app"
 CLIENT_SECRET = "hub-web-secret"
+OTHER_APP = "another-app"
+"""Another OAuth app, whose tokens GitHub knows but not as the hub's."""
+
+_ids = itertools.count(583231)
 
 
 @dataclass
@@ -28,8 +38,31 @@ class GitHub:
     url: str
     codes: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Code → (login, redirect URI) until it is exchanged."""
-    tokens: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Token → (the app it was issued to, the account's id)."""
     exchanges: list[dict[str, str]] = field(default_factory=list)
+    accounts: dict[str, int] = field(default_factory=dict)
+    """Login → the account's numeric id (made on first use of a login)."""
+    checks: list[str] = field(default_factory=list)
+    """The client ids of the application token checks asked."""
+
+    def account(self, login: str) -> int:
+        if login not in self.accounts:
+            self.accounts[login] = next(_ids)
+        return self.accounts[login]
+
+    def login_of(self, account_id: int) -> str:
+        return next(login for login, known in self.accounts.items() if known == account_id)
+
+    def rename(self, login: str, new_login: str) -> None:
+        """Account ``login`` is ``new_login`` from now on; ``login`` is free for another."""
+        self.accounts[new_login] = self.accounts.pop(login)
+
+    def token(self, login: str, app: str = CLIENT_ID) -> str:
+        """A token issued to ``app`` for account ``login`` (as a finished sign-in gives)."""
+        token = "gho_" + secrets.token_hex(12)
+        self.tokens[token] = (app, self.account(login))
+        return token
 
 
 def _app(github: GitHub) -> FastAPI:
@@ -78,14 +111,33 @@ def _app(github: GitHub) -> FastAPI:
         if form.get("redirect_uri") != redirect_uri:
             return {"error": "redirect_uri_mismatch",
                     "error_description": "The redirect_uri MUST match the registered callback URL."}
-        token = "gho_" + secrets.token_hex(12)
-        github.tokens[token] = login
-        return {"access_token": token, "token_type": "bearer", "scope": "read:user"}
+        return {"access_token": github.token(login), "token_type": "bearer",
+                "scope": "read:user"}
 
     @app.get("/user")
-    def user(authorization: str = Header("")) -> dict[str, str]:
-        login = github.tokens.get(authorization.removeprefix("Bearer "))
-        return {"login": login} if login else {"message": "Bad credentials"}
+    def user(authorization: str = Header("")) -> Any:
+        found = github.tokens.get(authorization.removeprefix("Bearer "))
+        if found is None:
+            return JSONResponse({"message": "Bad credentials"}, status_code=401)
+        return {"login": github.login_of(found[1]), "id": found[1]}
+
+    @app.post("/applications/{client_id}/token")
+    async def check_token(client_id: str, request: Request,
+                          authorization: str = Header("")) -> Any:
+        github.checks.append(client_id)
+        scheme, _, encoded = authorization.partition(" ")
+        given = base64.b64decode(encoded).decode() if scheme == "Basic" else ""
+        if client_id != CLIENT_ID or given != f"{CLIENT_ID}:{CLIENT_SECRET}":
+            return JSONResponse({"message": "Requires authentication"}, status_code=401)
+        body = await request.json()
+        found = github.tokens.get(str(body.get("access_token", "")))
+        if found is None or found[0] != client_id:
+            return JSONResponse({"message": "Not Found"}, status_code=404)
+        account_id = found[1]
+        return {"id": 1, "token": body["access_token"], "scopes": ["read:user"],
+                "app": {"client_id": client_id, "name": "req2rank hub", "url": github.url},
+                "user": {"login": github.login_of(account_id), "id": account_id,
+                         "type": "User"}}
 
     return app
 

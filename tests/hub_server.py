@@ -17,9 +17,18 @@ import httpx
 import pytest
 import uvicorn
 
+from pytest_req2rank.draws import nonce_seed
 from pytest_req2rank.evidence import chain_for
 from pytest_req2rank.hub import HubConfig, create_app, migrate
-from pytest_req2rank.models import DIMENSIONS, ItemResult, PanelResult, Timings
+from pytest_req2rank.models import (
+    DIMENSIONS,
+    STATIC_JUDGE,
+    ItemResult,
+    JudgeVerdict,
+    PanelResult,
+    Timings,
+)
+from pytest_req2rank.plan import declared_settings
 from pytest_req2rank.report import ResultsDocument, RunInfo, build_summary
 
 
@@ -68,7 +77,7 @@ class Hub:
         from pytest_req2rank.hub._accounts import create_token
 
         with self.app.state.sessions() as session:
-            return create_token(session, user, admin=admin)
+            return create_token(session, user, admin=admin, config=self.config)
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -80,11 +89,18 @@ class Hub:
         with self.app.state.engine.begin() as connection:
             connection.execute(text(statement), params)
 
+    def verified(self, *submission_ids: int) -> None:
+        """Mark submissions verified, as a re-verification that matched would (the
+        leaderboard ranks by the verified ones; tests of re-verification itself replay)."""
+        for submission_id in submission_ids:
+            self.sql("UPDATE submissions SET status = 'verified' WHERE id = :id", id=submission_id)
+
 
 @contextmanager
 def running_hub(directory: Path, **overrides: Any) -> Iterator[Hub]:
     config = replace(HubConfig(database_url=f"sqlite:///{directory / 'hub.db'}",
-                               key_path=directory / "key.pem", reverify_every_s=0), **overrides)
+                               key_path=directory / "key.pem", reverify_every_s=0,
+                               submit_rate="10000/minute", daily_nonces=10_000), **overrides)
     migrate(config.database_url)
     app = create_app(config)
     port = free_port()
@@ -109,7 +125,8 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
                 env: dict[str, str] | None = None) -> Iterator[Hub]:
     """A hub served by ``req2rank-hub serve`` in a process of its own on 127.0.0.1, with
     ``R2R_HUB_DIR=directory`` and the settings in ``env`` (re-verification off unless they
-    set it: it would ask the runs' models); ``args`` go after ``serve``. Its output is in
+    set it: it would ask the runs' models; the per-address submission limit and the daily
+    nonces are high unless they set them); ``args`` go after ``serve``. Its output is in
     ``directory/serve.log``."""
     import os
     import subprocess
@@ -128,6 +145,7 @@ def hub_process(directory: Path, database_url: str | None = None, *, args: tuple
             [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url", url, "serve",
              "--port", str(port), *args],
             env={**os.environ, "R2R_HUB_DIR": str(directory), "R2R_HUB_REVERIFY_EVERY": "0",
+                 "R2R_HUB_SUBMIT_RATE": "10000/minute", "R2R_HUB_DAILY_NONCES": "10000",
                  **(env or {})},
             stdout=log, stderr=subprocess.STDOUT)
     address = f"http://127.0.0.1:{port}"
@@ -173,6 +191,9 @@ def _panel(score: float, offsets: dict[str, float]) -> PanelResult:
                        n_judges=1)
 
 
+_answers = iter(range(1, 1_000_000))
+
+
 def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime | None = None,
                model: str = "acme/coder", skills: list[list[str]] | None = None,
                dimensions: dict[str, float] | None = None) -> list[ItemResult]:
@@ -181,6 +202,7 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
     each item, each dimension the item's score plus its offset here."""
     scores = scores or [60.0 + 5 * (i % 6) for i in range(n)]
     moment = start or _now() - timedelta(seconds=1)
+    answers = next(_answers)  # every run's answers its own (the hub refuses a copy)
     items = []
     for i, score in enumerate(scores):
         begin = moment + timedelta(milliseconds=60 * i)
@@ -189,11 +211,16 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
         items.append(ItemResult(
             item_id=f"dynamic/R{i}", dataset="dynamic", task_id=f"R{i}", model=model,
             status="success" if passed == 4 else "wrong_answer", pass_ratio=passed / 4,
-            tests_passed=passed, tests_total=4, prompt=f"Write R{i}", response=f"def r{i}(): ...",
+            tests_passed=passed, tests_total=4, prompt=f"Write R{i}",
+            response=f"def r{i}(): return {answers}",
             kind="dynamic", score=score, cluster=f"dynamic/R{i}", complexity=f"C{1 + i % 4}",
             requirement={"title": f"R{i}", "metadata": {"skills": skills[i]}} if skills
             else {"title": f"R{i}"},
             panel=_panel(score, dimensions) if dimensions is not None else None,
+            code={"solution.py": f"def r{i}(): return {answers}"} if dimensions is not None
+            else {},
+            judges=[JudgeVerdict(judge=STATIC_JUDGE, scores=_panel(score, dimensions).dimensions,
+                                 overall=score)] if dimensions is not None else [],
             timings=Timings(generation_s=0.01, execution_s=0.02, total_s=0.04),
             started_at=begin.isoformat(timespec="milliseconds"),
             finished_at=end.isoformat(timespec="milliseconds"),
@@ -201,15 +228,29 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
     return items
 
 
+SETTINGS = {"concurrency": 2, "judges": []}
+"""The synthetic runs' settings: judged by no judge (``--r2r-judges=none``) unless their
+items carry the static judge's verdicts (:func:`run_settings`)."""
+MODEL = "acme/coder"
+
+
+def run_settings(items: list[ItemResult]) -> dict[str, Any]:
+    """The settings of a synthetic run of ``items``: judged by the static judge when they
+    carry its verdicts, else by no judge."""
+    return {**SETTINGS, "judges": [STATIC_JUDGE] if any(item.judges for item in items) else []}
+
+
 def make_document(items: list[ItemResult], *, run_id: str = "run-1", seed: int = 7,
-                  isolation: str | None = "full", model: str = "acme/coder") -> ResultsDocument:
+                  isolation: str | None = "full", model: str = MODEL) -> ResultsDocument:
     moment = _now()
+    settings = run_settings(items)
     return ResultsDocument(
-        run=RunInfo(id=run_id, seed=seed, model=model, suite="dynamic", judges=[],
-                    sandbox="process", isolation=isolation, plugin_version="0",
+        run=RunInfo(id=run_id, seed=seed, model=model, suite="dynamic",
+                    judges=settings["judges"], sandbox="process", isolation=isolation,
+                    plugin_version="0",
                     started_at=(moment - timedelta(seconds=2)).isoformat(timespec="seconds"),
                     finished_at=moment.isoformat(timespec="seconds"),
-                    settings={"concurrency": 2}),
+                    settings=settings),
         summary=build_summary(items, planned=len(items), wall_time_s=1.0, seed=seed),
         items=items,
     )
@@ -226,23 +267,59 @@ def refused(response: httpx.Response, status: int, code: str) -> str:
     return str(error["message"])
 
 
-def fresh_nonce(client: httpx.Client) -> dict[str, Any]:
-    response = client.post("/api/nonces")
+def nonce_request(model: str = MODEL, suite: str = "dynamic",
+                  settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The body of ``POST /api/nonces`` for a run of ``model`` with the synthetic runs'
+    settings (or ``settings``)."""
+    return {"model": model,
+            "settings": declared_settings(suite, SETTINGS if settings is None else settings)}
+
+
+def fresh_nonce(client: httpx.Client, model: str = MODEL, suite: str = "dynamic",
+                settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A nonce for a run of ``model`` with the synthetic runs' settings (or ``settings``);
+    the reply with the ``model`` it was fetched for."""
+    response = client.post("/api/nonces", json=nonce_request(model, suite, settings))
     assert response.status_code == 201, response.text
-    return response.json()  # type: ignore[no-any-return]
+    return {**response.json(), "model": model}
+
+
+def chained(nonce: dict[str, Any], results: dict[str, Any], items: list[ItemResult]
+            ) -> dict[str, Any]:
+    """The submission of ``results`` (the results JSON as data) with the chain of ``items``
+    under ``nonce``, as a client (modified or not) makes it with the package's evidence API."""
+    return {"nonce": nonce["nonce"], "results": results,
+            "evidence": chain_for(nonce["nonce"], results["run"]["id"], nonce["issued_at"],
+                                  items, run=results["run"], summary=results["summary"])}
+
+
+def rechain(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` with its chain made again from its (edited) results, in the same item
+    order under the same nonce: what a modified client sends."""
+    results = payload["results"]
+    by_id = {item["item_id"]: ItemResult.model_validate(item) for item in results["items"]}
+    order = [entry["item_id"] for entry in payload["evidence"] if entry["kind"] == "item"]
+    items = [by_id[item_id] for item_id in order if item_id in by_id]
+    items += [item for item_id, item in by_id.items() if item_id not in order]
+    nonce = {"nonce": payload["nonce"], "issued_at": payload["evidence"][0]["issued_at"]}
+    return chained(nonce, results, items)
 
 
 def make_payload(client: httpx.Client, *, items: list[ItemResult] | None = None,
                  nonce: dict[str, Any] | None = None, **document: Any) -> dict[str, Any]:
-    """A consistent submission: a fresh nonce, the results of ``items`` and their chain."""
-    nonce = nonce or fresh_nonce(client)
+    """A consistent submission: a fresh nonce (for the run's model), the results of
+    ``items`` seeded by the nonce, and their chain."""
+    if nonce is not None:
+        document.setdefault("model", nonce.get("model", MODEL))
     items = items if items is not None else make_items()
+    nonce = nonce or fresh_nonce(client, document.get("model", MODEL),
+                                 settings=run_settings(items))
     if "model" in document:  # the items are the run's model's
         items = [item.model_copy(update={"model": document["model"]}) for item in items]
     run_id = document.pop("run_id", f"run-{next(_runs)}")
+    document.setdefault("seed", nonce_seed(nonce["nonce"]))
     results = make_document(items, run_id=run_id, **document)
-    return {"nonce": nonce["nonce"], "results": results.model_dump(mode="json"),
-            "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], items)}
+    return chained(nonce, results.model_dump(mode="json"), items)
 
 
 def _postgres_bin() -> Path | None:

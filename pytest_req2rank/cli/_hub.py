@@ -45,7 +45,7 @@ def run_submit(args: argparse.Namespace) -> int:
     print(f"submission of run {outcome.run_id}: {outcome.status}{url} ({outcome.message})")
     if outcome.retry:
         print(f"everything is kept; retry with: {outcome.retry}")
-    return EXIT_OK if outcome.status in ("accepted", "flagged") else EXIT_NOT_TAKEN
+    return EXIT_OK if outcome.kept else EXIT_NOT_TAKEN
 
 
 COMMANDS = (

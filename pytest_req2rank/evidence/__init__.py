@@ -4,30 +4,40 @@ Each entry holds SHA-256 hashes of what an item saw and produced (the requiremen
 to the model, the prompt, the response, the per-test outcomes, each judge's verdict), the
 figures the score is made of, the stage timestamps, and the hash of the entry before it.
 An entry's hash is SHA-256 over its canonical JSON (RFC 8785). The first entry is the
-nonce; the last entry's hash is the chain's head.
+nonce (with the chain's format); the last, the run entry, binds the run's header (model,
+suite, seed, judges, isolation, settings, times) and its summary; its hash is the chain's
+head.
 """
 
 from ._chain import (
+    FORMAT,
     Chain,
     ChainMismatch,
     EvidenceChain,
     chain_for,
     entry_hash,
+    item_entries,
     item_entry,
+    run_entry,
     verify_chain,
     verify_items,
+    verify_run,
 )
 from ._digest import canonical_json, sha256_hex
 
 __all__ = [
+    "FORMAT",
     "Chain",
     "ChainMismatch",
     "EvidenceChain",
     "canonical_json",
     "chain_for",
     "entry_hash",
+    "item_entries",
     "item_entry",
+    "run_entry",
     "sha256_hex",
     "verify_chain",
     "verify_items",
+    "verify_run",
 ]

@@ -16,11 +16,12 @@ if TYPE_CHECKING:
     from ._app import create_app
     from ._database import migrate
     from ._receipts import verify_receipt
+    from ._submissions import submission_digest
 
-__all__ = ["HubConfig", "create_app", "migrate", "verify_receipt"]
+__all__ = ["HubConfig", "create_app", "migrate", "submission_digest", "verify_receipt"]
 
 _NEEDS_THE_EXTRA = {"create_app": "._app", "migrate": "._database",
-                    "verify_receipt": "._receipts"}
+                    "submission_digest": "._submissions", "verify_receipt": "._receipts"}
 
 
 def __getattr__(name: str) -> Any:

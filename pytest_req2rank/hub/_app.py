@@ -3,15 +3,19 @@ pages."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
+from importlib import resources
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field, ValidationError
 from slowapi import Limiter
 from slowapi.errors import RateLimitExceeded
 from slowapi.util import get_remote_address
@@ -20,7 +24,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from .. import __version__
-from ._accounts import create_token, github_user
+from ..draws import nonce_seed
+from ._accounts import github_account, issue_token, revoke_tokens, user_of_github
+from ._attempts import user_attempts
 from ._board import (
     ComplexityLabel,
     Dimension,
@@ -30,18 +36,31 @@ from ._board import (
     model_submissions,
     submission_details,
     submission_summary,
+    unverified_runs,
 )
+from ._bodies import read_json_body
 from ._config import HubConfig
 from ._database import aware, make_engine, session_factory
-from ._deps import Db, Me, RowId
+from ._deps import Bearer, Db, Me, RowId
 from ._errors import Refused
+from ._headers import SecurityHeaders, script_policy
 from ._limits import BodyLimit
-from ._moderation import flag_submission, resolve_flag, review_submission
-from ._nonces import issue_nonce
+from ._moderation import flag_submission, open_reports, resolve_flag, review_submission
+from ._nonces import check_nonce_quota, issue_nonce
 from ._page_errors import error_page, is_page
+from ._pruning import PRUNE_EVERY_S, prune
+from ._published import published_results
 from ._receipts import Signer
 from ._scheduler import ReverifySchedule
 from ._submissions import kept_submission, submit
+
+
+class NonceIn(BaseModel):
+    model: str = Field(min_length=1, max_length=300,
+                       description="The model the run benchmarks (as in --r2r-model)")
+    settings: dict[str, Any] = Field(description="The run's suite and the settings that decide "
+                                     "its items, grading and scores "
+                                     "(pytest_req2rank.plan.declared_settings)")
 
 
 class SubmissionIn(BaseModel):
@@ -51,7 +70,8 @@ class SubmissionIn(BaseModel):
 
 
 class GitHubTokenIn(BaseModel):
-    access_token: str = Field(description="A GitHub OAuth token from the device flow")
+    access_token: str = Field(description="A GitHub OAuth token from the device flow",
+                              max_length=255)
 
 
 class FlagIn(BaseModel):
@@ -84,24 +104,36 @@ def _limiter(storage: str) -> Limiter:
 
 def create_app(config: HubConfig) -> FastAPI:
     """The hub over ``config``'s database (migrated already: ``req2rank-hub migrate``)."""
+    config.check()
     engine = make_engine(config.database_url)
     sessions = session_factory(engine)
     signer = Signer(config.key_path)
     limiter = _limiter(config.rate_storage)
     public = limiter.limit(config.public_rate)
+    per_address_submissions = limiter.limit(config.submit_rate)
+
+    async def prune_now_and_then() -> None:
+        while True:
+            await asyncio.to_thread(_prune, sessions, config)
+            await asyncio.sleep(PRUNE_EVERY_S)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         schedule = ReverifySchedule(sessions, config) if config.reverify_every_s > 0 else None
         if schedule:
             schedule.start()
+        pruning = asyncio.create_task(prune_now_and_then())
         try:
             yield
         finally:
+            pruning.cancel()
+            with suppress(asyncio.CancelledError):
+                await pruning
             if schedule:
                 schedule.stop()
 
     app = FastAPI(title="req2rank hub", version=__version__, lifespan=lifespan,
+                  docs_url=None, redoc_url=None,
                   description="Leaderboard of req2rank runs, verified before they are ranked")
     app.state.limiter = limiter
     app.state.engine = engine
@@ -138,7 +170,24 @@ def create_app(config: HubConfig) -> FastAPI:
             return await run_in_threadpool(error_page, request, refusal)
         return _error(refusal.status, refusal.code, refusal.message)
 
-    app.add_middleware(BodyLimit, limit=config.max_payload_bytes)
+    app.add_middleware(BodyLimit, limit=config.max_payload_bytes,
+                       streamed=frozenset({"/api/submissions"}))
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=str(resources.files(__package__) / "static")),
+              name="static")
+    app.mount("/docs/assets", StaticFiles(directory=str(resources.files("fastapi_offline")
+                                                       / "static")), name="docs-assets")
+    docs_page = get_swagger_ui_html(
+        openapi_url="/openapi.json", title="req2rank hub API",
+        swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+        swagger_css_url="/docs/assets/swagger-ui.css", swagger_favicon_url="data:,").body
+    docs_policy = script_policy(bytes(docs_page).decode())
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        """Swagger UI, served by the hub itself (no other site), its one inline script
+        allowed by its hash."""
+        return HTMLResponse(docs_page, headers={"Content-Security-Policy": docs_policy})
 
     def base_url(request: Request) -> str:
         return (config.public_url or str(request.base_url)).rstrip("/")
@@ -165,31 +214,58 @@ def create_app(config: HubConfig) -> FastAPI:
         if not config.github_client_id:
             raise Refused(404, "no_github", "this hub has no GitHub sign-in; ask its admin for "
                           "a token (`req2rank-hub token create USER`)")
-        name = github_user(body.access_token, config.github_api_url)
-        return {"token": create_token(session, name), "user": name}
+        user = user_of_github(session, github_account(body.access_token, config))
+        return {"token": issue_token(session, user, config), "user": user.name}
+
+    @app.delete("/api/tokens/current", tags=["auth"])
+    def revoke_this_token(session: Db, user: Me, token: Bearer) -> dict[str, int]:
+        """Revoke the token this request is signed with (sign out of the API)."""
+        return {"revoked": revoke_tokens(session, user, only=token)}
+
+    @app.delete("/api/tokens", tags=["auth"])
+    def revoke_my_tokens(session: Db, user: Me) -> dict[str, int]:
+        """Revoke every token of the signed-in user, this one included (a token leaked)."""
+        return {"revoked": revoke_tokens(session, user)}
 
     @app.post("/api/nonces", status_code=201, tags=["submit"])
-    def new_nonce(session: Db, user: Me) -> dict[str, Any]:
-        """A single-use nonce for one run: fetch it before the run starts."""
-        nonce = issue_nonce(session, user, config)
-        return {"nonce": nonce.value,
+    def new_nonce(body: NonceIn, session: Db, user: Me) -> dict[str, Any]:
+        """A single-use nonce for one run of ``model`` with the declared settings (an
+        attempt, shown on the model's page whether submitted or not): fetch it before the
+        run starts; the run's ``seed`` is drawn from it."""
+        check_nonce_quota(session, user, config)
+        nonce = issue_nonce(session, user, config, body.model, body.settings)
+        return {"nonce": nonce.value, "seed": nonce_seed(nonce.value),
                 "issued_at": aware(nonce.issued_at).isoformat(timespec="milliseconds"),
                 "expires_at": aware(nonce.expires_at).isoformat(timespec="milliseconds")}
 
     @app.post("/api/submissions", status_code=201, tags=["submit"],
-              responses={200: {"description": "A retry of a submission already kept"}})
-    def new_submission(request: Request, body: SubmissionIn, session: Db, user: Me
-                       ) -> JSONResponse:
-        """Verify a run and keep it: accepted (ranked) or flagged (held for review)."""
-        submission, created = submit(session, user, body.model_dump(), config, signer)
-        reply = {**submission_summary(session, submission), "receipt": submission.receipt,
-                 "url": f"{base_url(request)}/submissions/{submission.id}"}
-        return JSONResponse(reply, status_code=201 if created else 200)
+              responses={200: {"description": "A retry of a submission already kept"}},
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": SubmissionIn.model_json_schema()}}}})
+    @per_address_submissions
+    async def new_submission(request: Request, session: Db, user: Me) -> JSONResponse:
+        """Verify a run and keep it: accepted (ranked) or flagged (held for review). The body
+        may be gzip-compressed (``Content-Encoding: gzip``); it is read only once the token
+        is known."""
+        payload = await read_json_body(request, max_sent=config.max_payload_bytes,
+                                       max_inflated=config.max_document_bytes)
+        try:
+            SubmissionIn.model_validate(payload)
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors()) from None
+
+        def keep() -> JSONResponse:
+            submission, created = submit(session, user, payload, config, signer)
+            reply = {**submission_summary(session, submission), "receipt": submission.receipt,
+                     "url": f"{base_url(request)}/submissions/{submission.id}"}
+            return JSONResponse(reply, status_code=201 if created else 200)
+
+        return await run_in_threadpool(keep)
 
     @app.get("/api/leaderboard", tags=["read"])
     @public
     def board(request: Request, session: Db,
-              strategy: Strategy = "best",
+              strategy: Strategy = "pooled",
               suite: str | None = None,
               complexity: ComplexityLabel | None = None,
               skill: str | None = None,
@@ -197,25 +273,40 @@ def create_app(config: HubConfig) -> FastAPI:
               sort: SortKey = "score",
               limit: Annotated[int, Query(ge=1, le=500)] = 100,
               offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
-        """Models ranked over their accepted (and verified) submissions; ``complexity``: runs
-        of that one complexity only, or ``mixed`` ones; ``skill``: scored over the items of
-        that skill only; ``dimension``: by that judge dimension's score, not the overall one.
-        Each row: its latest submission's ``status``, and ``held_out``, the model's
-        submissions out of the ranking by status."""
-        rows = leaderboard(session, strategy=strategy, suite=suite, complexity=complexity,
+        """Models ranked by the pool of their verified submissions (``score``, ``ci_low``,
+        ``ci_high``; ``best`` shown, never ranked on; models with accepted submissions only
+        come last, unranked); ``complexity``: runs of that one complexity only, or ``mixed``
+        ones; ``skill``: scored over the items of that skill only; ``dimension``: by that
+        judge dimension's score, not the overall one. Each row: its latest submission's
+        ``status``, ``pending`` (accepted, awaiting re-verification), ``held_out`` (the
+        model's submissions out of the ranking by status), ``attempts`` and ``abandoned``
+        (nonces fetched for the model, and those never submitted)."""
+        rows = leaderboard(session, suite=suite, complexity=complexity,
                            skill=skill or None, dimension=dimension, sort=sort, limit=limit,
                            offset=offset)
         return {"strategy": strategy, "sort": sort, "skill": skill, "dimension": dimension,
                 "rows": rows}
 
+    @app.get("/api/leaderboard/unverified", tags=["read"])
+    @public
+    def unverified(request: Request, session: Db,
+                   limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                   offset: Annotated[int, Query(ge=0, le=10**9)] = 0) -> dict[str, Any]:
+        """Runs kept but never ranked because the hub could not re-verify them (requirements
+        from a generator, a template directory or a suite file of their own, N-version runs,
+        runs beyond the hub's replay limits, models the hub does not call, replays that kept
+        failing), newest first: each with its claimed score and ``why``."""
+        return {"rows": unverified_runs(session, limit=limit, offset=offset)}
+
     @app.get("/api/models/{model:path}", tags=["read"])
     @public
     def model(request: Request, model: str, session: Db) -> dict[str, Any]:
-        """Every submission of one model, newest first."""
-        runs = model_submissions(session, model)
-        if not runs:
+        """Every submission of one model, newest first, and per user their attempts (nonces
+        fetched for it): submitted, open, abandoned."""
+        runs, attempts = model_submissions(session, model), user_attempts(session, model)
+        if not runs and not attempts:
             raise Refused(404, "not_found", f"no submission of model {model!r}")
-        return {"model": model, "submissions": runs}
+        return {"model": model, "submissions": runs, "attempts": attempts}
 
     @app.get("/api/submissions/{submission_id}", tags=["read"])
     @public
@@ -228,19 +319,23 @@ def create_app(config: HubConfig) -> FastAPI:
     def evidence(request: Request, submission_id: RowId, session: Db) -> dict[str, Any]:
         """The submitted results and evidence chain, for anyone to audit."""
         found = kept_submission(session, submission_id)
-        return {"results": found.document, "evidence": found.evidence}
+        return {"results": published_results(found.document), "evidence": found.evidence}
 
     @app.post("/api/submissions/{submission_id}/flags", status_code=201, tags=["moderation"])
     def report(submission_id: RowId, body: FlagIn, session: Db, user: Me) -> dict[str, Any]:
-        """Report a submission (signed in); it leaves the ranking until an admin resolves it."""
-        flag = flag_submission(session, user, submission_id, body.reason)
-        return {"id": flag.id, "submission_id": submission_id, "status":
-                kept_submission(session, submission_id).status}
+        """Report a submission (signed in; one open report per user and submission): with
+        ``R2R_HUB_REPORTS_TO_HOLD`` open reports from as many users it leaves the ranking
+        until an admin resolves them."""
+        flag = flag_submission(session, user, submission_id, body.reason, config)
+        return {"id": flag.id, "submission_id": submission_id,
+                "status": kept_submission(session, submission_id).status,
+                "open_reports": open_reports(session, submission_id),
+                "reports_to_hold": config.reports_to_hold}
 
     @app.post("/api/admin/flags/{flag_id}/resolve", tags=["moderation"])
     def resolve(flag_id: RowId, body: ResolutionIn, session: Db, user: Me) -> dict[str, Any]:
         """An admin upholds (removes the submission) or dismisses a report."""
-        resolved = resolve_flag(session, user, flag_id, body.action, body.note)
+        resolved = resolve_flag(session, user, flag_id, body.action, body.note, config)
         return submission_details(session, resolved)
 
     @app.post("/api/admin/submissions/{submission_id}/review", tags=["moderation"])
@@ -255,3 +350,8 @@ def create_app(config: HubConfig) -> FastAPI:
     app.include_router(pages)
     app.include_router(signin_pages)
     return app
+
+
+def _prune(sessions: Any, config: HubConfig) -> None:
+    with sessions() as session:
+        prune(session, config)

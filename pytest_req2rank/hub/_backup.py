@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL, make_url
 
 from ._config import HubConfig
+from ._database import private_file
 
 DATABASE_NAME = "hub.db"
 DUMP_NAME = "hub.dump"
@@ -76,6 +77,8 @@ def back_up(config: HubConfig, destination: Path) -> Backup:
 def _complete(target: Path, write: Callable[[Path], int | None]) -> int | None:
     """``write`` into a temporary file next to ``target``, renamed to it once complete."""
     temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    temporary.unlink(missing_ok=True)
+    private_file(temporary)  # the copy of the database: the owner's only, as the original
     try:
         result = write(temporary)
         temporary.rename(target)

@@ -1,4 +1,5 @@
-"""Reading the hub: the leaderboard (computed from accepted submissions), a model, a submission."""
+"""Reading the hub: the leaderboard (each model ranked by the pool of its verified submissions),
+a model, a submission."""
 
 from __future__ import annotations
 
@@ -8,19 +9,30 @@ from typing import Any, Literal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, undefer
 
+from ..scoring import Interval, pooled_interval
+from ._attempts import model_attempts
 from ._breakdown import Score, score_of, skills_of
 from ._database import aware
 from ._submissions import RANKED_STATUSES
 from ._tables import Flag, StatusChange, Submission, User
 
-Strategy = Literal["best", "mean", "latest"]
+Strategy = Literal["pooled"]
+"""How the leaderboard scores a model: the pool of its verified runs, the only way (the API
+and the page take it by name, so a request for the former ``best``, ``mean`` or ``latest``
+is refused rather than answered otherwise: ranking on a model's best run rewards running
+many times and submitting the best)."""
 SortKey = Literal["score", "count", "ci_width", "model"]
 ComplexityLabel = Literal["C1", "C2", "C3", "C4", "mixed", "none"]
 """A run's complexity as the leaderboard filters by it (:func:`complexity_label`)."""
 Dimension = Literal["functionality", "quality", "logic", "security", "engineering"]
 """The judge dimensions (``models.DIMENSIONS``) the leaderboard can rank by."""
-HELD_STATUSES = ("flagged", "disputed")
+HELD_STATUSES = ("flagged", "disputed", "unverified")
 """Statuses out of the ranking that a leaderboard row counts (``removed`` ones are gone)."""
+POOLED = "verified"
+"""The status of the submissions a model is ranked by: replayed by the hub and matched.
+``accepted`` ones (every check passed, not re-verified yet) are counted as pending."""
+UNVERIFIED = "unverified"
+"""Kept runs the hub could not re-verify: listed in a table of their own, never ranked."""
 
 
 def complexity_label(mix: dict[str, Any]) -> str:
@@ -29,16 +41,20 @@ def complexity_label(mix: dict[str, Any]) -> str:
     return next(iter(mix)) if len(mix) == 1 else "mixed"
 
 
-def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | None = None,
-                complexity: str | None = None, skill: str | None = None,
-                dimension: str | None = None, sort: SortKey = "score", limit: int = 100,
-                offset: int = 0) -> list[dict[str, Any]]:
-    """One row per model over its ranked submissions (of ``suite`` and ``complexity`` when
-    given): its score by ``strategy`` (best, mean or latest), best, mean and latest, their
-    count and the mean CI95 width. The score is the run's overall score, or that of one
-    judge ``dimension``, over all items or over those of one ``skill`` (submissions without
-    such a score are left out). Each row carries its latest submission's status and how
-    many of the model's submissions are out of the ranking (flagged, disputed)."""
+def leaderboard(session: Session, *, suite: str | None = None, complexity: str | None = None,
+                skill: str | None = None, dimension: str | None = None,
+                sort: SortKey = "score", limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    """One row per model with accepted or verified submissions (of ``suite`` and
+    ``complexity`` when given), ranked by the pool of its verified ones
+    (:func:`~pytest_req2rank.scoring.pooled_interval`): ``score`` and ``ci_low``/``ci_high``
+    the pooled estimate and its CI95, ``best`` and ``latest`` its verified runs' (shown,
+    never ranked on), ``count`` how many it pools, ``pending`` its accepted ones awaiting
+    re-verification. The score is the run's overall score, or that of one judge
+    ``dimension``, over all items or over those of one ``skill`` (submissions without such a
+    score are left out). A model without a verified run comes after the ranked ones, without
+    a rank. Each row carries its latest submission's status, how many of the model's
+    submissions are out of the ranking (flagged, disputed, unverified) and its attempts
+    (nonces fetched for it) and abandoned ones."""
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
@@ -54,35 +70,58 @@ def leaderboard(session: Session, *, strategy: Strategy = "best", suite: str | N
         if score is not None and score[0] is not None:
             by_model[submission.model].append((submission, score))
     held = _held_out(session, list(by_model))
+    attempts = model_attempts(session, list(by_model))
     rows = []
     for model, runs in by_model.items():
-        scores = [float(score[0]) for _, score in runs]  # type: ignore[arg-type]
-        widths = [score[2] - score[1] for _, score in runs
-                  if score[1] is not None and score[2] is not None]
-        latest, latest_score = runs[-1]
+        verified = [score for submission, score in runs if submission.status == POOLED]
+        estimates = [float(score[0]) for score in verified if score[0] is not None]
+        latest = runs[-1][0]
+        tried = attempts.get(model, {})
         row: dict[str, Any] = {
-            "model": model, "best": max(scores), "mean": round(sum(scores) / len(scores), 2),
-            "latest": scores[-1], "count": len(runs),
-            "ci_width": round(sum(widths) / len(widths), 2) if widths else None,
-            "ci_low": latest_score[1], "ci_high": latest_score[2],
+            "model": model, **_pooled(verified),
+            "best": max(estimates) if estimates else None,
+            "latest": estimates[-1] if estimates else None,
+            "count": len(verified), "pending": len(runs) - len(verified),
             "latest_submission": latest.id, "status": latest.status,
             "held_out": held.get(model, {}),
+            "attempts": tried.get("attempts", 0), "abandoned": tried.get("abandoned", 0),
         }
-        row["score"] = row[strategy]
         rows.append(row)
+    ranked = [row for row in rows if row["score"] is not None]
+    unranked = sorted((row for row in rows if row["score"] is None), key=lambda row: row["model"])
     if sort == "model":
-        rows.sort(key=lambda row: row["model"])
+        ranked.sort(key=lambda row: row["model"])
     elif sort == "ci_width":
-        rows.sort(key=lambda row: (row["ci_width"] is None, row["ci_width"] or 0.0))
+        ranked.sort(key=lambda row: (row["ci_width"] is None, row["ci_width"] or 0.0,
+                                     row["model"]))
     else:
-        rows.sort(key=lambda row: (-row[sort], row["model"]))
-    for rank, row in enumerate(rows, start=1):
+        ranked.sort(key=lambda row: (-row[sort], row["model"]))
+    for rank, row in enumerate(ranked, start=1):
         row["rank"] = rank
-    return rows[offset: offset + limit]
+    for row in unranked:
+        row["rank"] = None
+    return [*ranked, *unranked][offset: offset + limit]
+
+
+def _pooled(scores: list[Score]) -> dict[str, Any]:
+    """``score``, ``ci_low``, ``ci_high`` and ``ci_width`` of the pool of ``scores`` (each
+    ``[score, low, high]``); scores without an interval are pooled only when none has one
+    (their mean, without an interval)."""
+    estimates = [float(score) for score, *_ in scores if score is not None]
+    intervals = [Interval(float(score), float(low), float(high)) for score, low, high in scores
+                 if score is not None and low is not None and high is not None]
+    if not intervals:
+        mean = round(sum(estimates) / len(estimates), 2) if estimates else None
+        return {"score": mean, "ci_low": None, "ci_high": None, "ci_width": None}
+    pooled = pooled_interval(intervals)
+    low, high = max(0.0, pooled.low), min(100.0, pooled.high)
+    return {"score": round(pooled.estimate, 2), "ci_low": round(low, 2),
+            "ci_high": round(high, 2), "ci_width": round(high - low, 2)}
 
 
 def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:
-    """Per model, its submissions out of the ranking by status (flagged, disputed)."""
+    """Per model, its submissions out of the ranking by status (flagged, disputed,
+    unverified)."""
     held: dict[str, dict[str, int]] = defaultdict(dict)
     if not models:
         return held
@@ -93,6 +132,20 @@ def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:
     for model, status, count in counts:
         held[model][status] = count
     return held
+
+
+def unverified_runs(session: Session, *, limit: int = 100, offset: int = 0
+                    ) -> list[dict[str, Any]]:
+    """The kept submissions the hub could not re-verify, newest first: each with its
+    claimed score (not ranked) and ``why``, the reason its history gives."""
+    runs = list(session.scalars(select(Submission).where(Submission.status == UNVERIFIED)
+                                .order_by(Submission.received_at.desc(), Submission.id.desc())
+                                .offset(offset).limit(limit)))
+    reasons = {row_id: reason for row_id, reason in session.execute(
+        select(StatusChange.submission_id, StatusChange.reason).where(
+            StatusChange.submission_id.in_([run.id for run in runs]),
+            StatusChange.status == UNVERIFIED).order_by(StatusChange.id))}
+    return [{**submission_summary(session, run), "why": reasons.get(run.id, "")} for run in runs]
 
 
 def ranked_skills(session: Session) -> list[str]:

@@ -8,12 +8,12 @@ rarely produce.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..evidence import verify_chain, verify_items
+from ..evidence import item_entries, verify_chain, verify_items
 from ..models import WEAK_ISOLATION, ItemResult
 from ..report import InvalidResults, ResultsDocument, build_summary, validate_results
 from ._config import HubConfig
@@ -25,6 +25,9 @@ ORDER_SLACK_S = 5.0
 """How far an item may finish before the one ahead of it in the chain (workers report late)."""
 MIN_EXECUTION_S = 0.0005
 """Running code against tests in a sandbox takes at least this long."""
+EXECUTION_SLACK = 1.5
+"""How far a worker's summed sandbox executions may exceed the run's wall time (clocks and
+rounding)."""
 MIN_RANKED_ITEMS = 5
 
 
@@ -121,8 +124,10 @@ def _moment(text: str, where: str) -> datetime:
 def check_timeline(document: ResultsDocument, issued_at: datetime, received_at: datetime,
                    evidence: Sequence[dict[str, Any]], config: HubConfig) -> None:
     """The run happened after its nonce was issued and before it was submitted, items in
-    order, each taking at least what its stages need, and the run's wall time enough for
-    its items at the parallelism it had."""
+    order, each taking at least what its stages need, and each worker's sandbox executions,
+    which take turns, inside the run's wall time. Reads only the run's and the items'
+    timestamps and timings and the items' workers (each item's in its chain entry), never a
+    setting: the parallelism of model calls is the submitter's to claim."""
     skew = timedelta(seconds=config.clock_skew_s)
     earliest, latest = issued_at - skew, received_at + skew
     run_start = _moment(document.run.started_at, "run.started_at")
@@ -134,8 +139,8 @@ def check_timeline(document: ResultsDocument, issued_at: datetime, received_at: 
                       f"{received_at.isoformat(timespec='seconds')}")
     by_id = {item.item_id: item for item in document.items}
     previous: datetime | None = None
-    busy = 0.0
-    for entry in evidence[1:]:
+    executions: dict[str, float] = defaultdict(float)
+    for entry in item_entries(evidence):
         item = by_id[entry["item_id"]]
         where = f"evidence entry {entry['index']} (item {item.item_id})"
         start = _moment(item.started_at, where + " started_at")
@@ -158,14 +163,13 @@ def check_timeline(document: ResultsDocument, issued_at: datetime, received_at: 
         if ran_tests and timings.execution_s < MIN_EXECUTION_S:
             raise Refused(422, "timeline", f"{where}: {item.tests_total} tests ran in "
                           f"{timings.execution_s:.4f} s, faster than any sandbox")
-        busy += timings.total_s
-    workers = len({item.worker for item in document.items}) or 1
-    concurrency = int(document.run.settings.get("concurrency") or 1)
+        executions[item.worker] += timings.execution_s
     wall = (run_end - run_start).total_seconds() + 2.0  # started/finished are whole seconds
-    if busy > wall * workers * concurrency * 1.5:
-        raise Refused(422, "timeline", f"the items took {busy:.1f} s of work in a run of "
-                      f"{wall:.0f} s with {workers} worker(s) x {concurrency} calls in flight; "
-                      "that much work does not fit")
+    for worker, busy in sorted(executions.items()):
+        if busy > wall * EXECUTION_SLACK:
+            raise Refused(422, "timeline", f"worker {worker}'s sandbox executions took "
+                          f"{busy:.1f} s in a run of {wall:.0f} s; a worker's executions "
+                          "take turns, one at a time, so that much does not fit")
 
 
 def statistical_flags(document: ResultsDocument, history: Sequence[float],

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import os
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
@@ -13,12 +14,14 @@ from sqlalchemy.orm import sessionmaker
 
 
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; a SQLite file's directory is created, and SQLite waits for a
-    writer instead of failing (the API serves requests from several threads)."""
+    """An engine for ``url``; a new SQLite file is created readable by the owner only (its
+    journal files take its mode), in a directory created when missing, and SQLite waits for
+    a writer instead of failing (the API serves requests from several threads)."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
+        if path and path != ":memory:" and not path.startswith("file:"):
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(path))
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
@@ -30,6 +33,15 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists (whatever the umask)."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(descriptor)
 
 
 def session_factory(engine: Engine) -> sessionmaker:  # type: ignore[type-arg]
@@ -52,6 +64,13 @@ def migrate(url: str, revision: str = "head") -> None:
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def utc_day(moment: datetime) -> tuple[datetime, str]:
+    """The UTC day ``moment`` falls in, for a daily limit: its start, and when the next day
+    starts (ISO, to the minute) for the refusal's message."""
+    start = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, (start + timedelta(days=1)).isoformat(timespec="minutes")
 
 
 def aware(moment: datetime) -> datetime:

@@ -23,15 +23,21 @@ def database(request: Request) -> Iterator[Session]:
 Db = Annotated[Session, Depends(database)]
 
 
-def signed_in(session: Db, authorization: Annotated[str | None, Header()] = None) -> User:
+def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
+    """The API token the request carries (``Authorization: Bearer TOKEN``)."""
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Refused(401, "unauthenticated", "sign in: send 'Authorization: Bearer TOKEN' "
                       "(a token from `req2rank-hub token create USER` or `req2rank login`)")
-    user = user_for_token(session, token.strip())
-    if user is None:
-        raise Refused(401, "unauthenticated", "unknown or revoked token; sign in again")
-    return user
+    return token.strip()
+
+
+Bearer = Annotated[str, Depends(bearer_token)]
+
+
+def signed_in(request: Request, session: Db, token: Bearer) -> User:
+    """The user of the request's token (refused when it is unknown, revoked or expired)."""
+    return user_for_token(session, token, request.app.state.config)
 
 
 Me = Annotated[User, Depends(signed_in)]

@@ -28,10 +28,11 @@ def _replay(chunks: list[bytes], last: Any, receive_next: Any) -> Any:
 
 class BodyLimit:
     """Answer 413 to a request whose body exceeds ``limit`` bytes, by its Content-Length or,
-    without one, as it streams in (stopping there)."""
+    without one, as it streams in (stopping there). The bodies of ``streamed`` paths are
+    left to their routes, which read them as they arrive (``_bodies``), after signing in."""
 
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: Any, limit: int, streamed: frozenset[str] = frozenset()) -> None:
+        self.app, self.limit, self.streamed = app, limit, streamed
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -40,6 +41,9 @@ class BodyLimit:
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.limit:
             await self._refuse(send)
+            return
+        if scope.get("path") in self.streamed:
+            await self.app(scope, receive, send)
             return
         # Read the body first (at most limit + one chunk), then hand it over: a framework
         # reading it would turn an error raised mid-stream into its own 400.

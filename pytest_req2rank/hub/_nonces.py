@@ -1,21 +1,37 @@
-"""Nonces: issued to a signed-in user, single use, expiring, a few open at a time."""
+"""Nonces: issued to a signed-in user for one run (an attempt), single use, expiring, a few open
+at a time."""
 
 from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..evidence import canonical_json
+from ..plan import DECLARED_SETTINGS
 from ._config import HubConfig
-from ._database import aware, now
+from ._database import aware, now, utc_day
 from ._errors import Refused
 from ._tables import Nonce, User
 
+MAX_DECLARED_BYTES = 8192
+"""The most a run's declared settings take (canonical JSON): a nonce keeps them."""
 
-def issue_nonce(session: Session, user: User, config: HubConfig) -> Nonce:
-    """A new nonce for ``user``; beyond ``max_open_nonces`` open ones, the oldest is revoked."""
+
+def issue_nonce(session: Session, user: User, config: HubConfig, model: str,
+                declared: dict[str, Any]) -> Nonce:
+    """A new nonce for ``user``'s run of ``model`` with the ``declared`` suite and settings
+    (an attempt); beyond ``max_open_nonces`` open ones, the oldest is revoked."""
+    unknown = sorted(declared.keys() - {"suite", *DECLARED_SETTINGS})
+    if unknown:
+        raise Refused(422, "invalid_request", f"settings: {unknown[0]!r} is not a declared "
+                      "setting; send pytest_req2rank.plan.declared_settings(suite, settings)")
+    if len(canonical_json(declared)) > MAX_DECLARED_BYTES:
+        raise Refused(422, "invalid_request", f"settings: over {MAX_DECLARED_BYTES} bytes; "
+                      "send only the declared settings")
     moment = now()
     open_nonces = list(session.scalars(
         select(Nonce).where(Nonce.user_id == user.id, Nonce.used_at.is_(None),
@@ -25,7 +41,8 @@ def issue_nonce(session: Session, user: User, config: HubConfig) -> Nonce:
         old.revoked_at = moment
     nonce = Nonce(value=f"nonce-{int(moment.timestamp() * 1000)}-{secrets.token_hex(12)}",
                   user_id=user.id, issued_at=moment,
-                  expires_at=moment + timedelta(seconds=config.nonce_ttl_s))
+                  expires_at=moment + timedelta(seconds=config.nonce_ttl_s), model=model,
+                  declared=declared)
     session.add(nonce)
     session.commit()
     return nonce
@@ -51,3 +68,14 @@ def usable_nonce(session: Session, user: User, value: str) -> Nonce:
                       f"{aware(nonce.expires_at).isoformat(timespec='seconds')}; "
                       "run again with a fresh nonce")
     return nonce
+
+
+def check_nonce_quota(session: Session, user: User, config: HubConfig) -> None:
+    """At most ``daily_nonces`` nonces per user per UTC day, by the hub's clock (each one is
+    kept until it is pruned)."""
+    day, reset = utc_day(now())
+    issued = session.scalar(select(func.count(Nonce.id)).where(
+        Nonce.user_id == user.id, Nonce.issued_at >= day)) or 0
+    if issued >= config.daily_nonces:
+        raise Refused(429, "nonce_limit", f"{user.name} has fetched {issued} nonces today "
+                      f"(UTC), the most a day; fetch one again after {reset}")

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from ..models import DIMENSIONS
+from ._attempts import user_attempts
 from ._board import (
     ComplexityLabel,
     SortKey,
@@ -22,7 +23,9 @@ from ._board import (
     ranked_skills,
     submission_details,
     submission_items,
+    unverified_runs,
 )
+from ._config import HubConfig
 from ._deps import Db, RowId, Viewer
 from ._errors import Refused
 from ._forms import Form
@@ -35,18 +38,22 @@ from ._templates import render
 
 pages = APIRouter(include_in_schema=False)
 
+
+def _config(request: Request) -> HubConfig:
+    return request.app.state.config  # type: ignore[no-any-return]
+
 COMPLEXITIES = ["", *get_args(ComplexityLabel)]
 
 
 @pages.get("/", response_class=HTMLResponse)
 def leaderboard_page(request: Request, session: Db, visitor: Viewer,
-                     strategy: Strategy = "best", sort: SortKey = "score",
+                     strategy: Strategy = "pooled", sort: SortKey = "score",
                      suite: str | None = None,
                      complexity: Literal["", "C1", "C2", "C3", "C4", "mixed", "none"] = "",
                      skill: str | None = None,
                      dimension: Literal["", "functionality", "quality", "logic", "security",
                                         "engineering"] = "") -> Response:
-    rows = leaderboard(session, strategy=strategy, sort=sort, suite=suite or None,
+    rows = leaderboard(session, sort=sort, suite=suite or None,
                        complexity=complexity or None, skill=skill or None,
                        dimension=dimension or None)  # type: ignore[arg-type]
     return render(request, "leaderboard.html", {
@@ -54,6 +61,12 @@ def leaderboard_page(request: Request, session: Db, visitor: Viewer,
         "complexity": complexity, "complexities": COMPLEXITIES, "skill": skill or "",
         "skills": ranked_skills(session), "dimension": dimension,
         "dimensions": DIMENSIONS}, visitor)
+
+
+@pages.get("/unverified", response_class=HTMLResponse)
+def unverified_page(request: Request, session: Db, visitor: Viewer) -> Response:
+    """The runs the hub keeps but does not rank: it could not re-verify them."""
+    return render(request, "unverified.html", {"rows": unverified_runs(session)}, visitor)
 
 
 @pages.get("/favicon.ico")
@@ -65,10 +78,11 @@ def favicon() -> Response:
 
 @pages.get("/models/{model:path}", response_class=HTMLResponse)
 def model_page(request: Request, model: str, session: Db, visitor: Viewer) -> Response:
-    runs = model_submissions(session, model)
-    if not runs:
+    runs, attempts = model_submissions(session, model), user_attempts(session, model)
+    if not runs and not attempts:
         raise Refused(404, "not_found", f"no submission of model {model!r}")
     return render(request, "model.html", {"model": model, "submissions": runs,
+                                          "attempts": attempts,
                                           "chart": history_chart(runs)}, visitor)
 
 
@@ -79,7 +93,7 @@ def _submission_page(request: Request, session: Session, submission: Submission,
     return render(request, "submission.html", {
         "s": details, "items": submission_items(submission), "error": error,
         "reverify": [change for change in details["history"] if change["actor"] == "reverify"],
-        "dimension_names": DIMENSIONS}, visitor, status_code=status_code)
+        "dimension_names": DIMENSIONS, "reports_to_hold": _config(request).reports_to_hold}, visitor, status_code=status_code)
 
 
 @pages.get("/submissions/{submission_id}", response_class=HTMLResponse)
@@ -112,7 +126,8 @@ def flag_from_page(request: Request, submission_id: RowId, session: Db, visitor:
     submission = kept_submission(session, submission_id)
     return _form_action(request, session, submission, visitor, form, "report a submission",
                         lambda user: flag_submission(session, user, submission.id,
-                                                     form.get("reason", "")), "#reports")
+                                                     form.get("reason", ""), _config(request)),
+                        "#reports")
 
 
 @pages.post("/submissions/{submission_id}/flags/{flag_id}/resolve")
@@ -126,7 +141,8 @@ def resolve_from_page(request: Request, submission_id: RowId, flag_id: RowId, se
                                                  Flag.submission_id == submission.id))
         if flag is None:
             raise Refused(404, "not_found", f"submission {submission.id} has no report {flag_id}")
-        resolve_flag(session, admin, flag.id, form.get("action", ""), form.get("note", ""))
+        resolve_flag(session, admin, flag.id, form.get("action", ""), form.get("note", ""),
+                     _config(request))
 
     return _form_action(request, session, submission, visitor, form, "resolve a report",
                         resolve, "#reports")

@@ -1,29 +1,55 @@
 """Replaying a submitted run with the engine: a ``pytest`` run of this package in a clean
-directory, from the run's seed, with the hub's own sandbox and model access."""
+directory, from the run's seed, with the hub's own sandbox and model access, within the
+hub's limits (:class:`~._config.HubConfig`'s ``replay_*`` settings)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
-from ..models import STATIC_JUDGE
+from ..models import DEFAULT_EXECUTION_WEIGHT, STATIC_JUDGE
 from ..options import OPTIONS, spelling
+from ..settings import Settings, SettingsError, resolve_settings
+from ._config import HubConfig
+from ._model_policy import why_not_called
 
-REPLAY_TIMEOUT_S = 3600
+log = logging.getLogger("req2rank.hub")
+
+REPLAYED_SUITES = ("dynamic", "humaneval")
+"""The suites the hub has: their requirements come from the seed (or the package)."""
 _SELECTABLE = re.compile(r"[\w./:+\-]+")
 """Item ids that pytest's ``-k`` can name exactly (as ``test_task[ID]``): its expressions'
 names take these characters."""
 
 
-def why_not_replayable(run: Mapping[str, Any]) -> str | None:
-    """Why the run's seed cannot plan its requirements again on the hub; None when it can."""
+class ReplayRefused(Exception):
+    """The run's settings cannot be replayed (the submission's making): a value of the wrong
+    kind, or one the engine refuses. The message names the setting."""
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """A replay's ``pytest`` options, the settings they resolve to, and the run's values the
+    hub's limits lowered (``"max_tokens 2000000000 -> 8192"``)."""
+
+    arguments: list[str]
+    settings: Settings
+    clamped: list[str]
+
+
+def why_not_planned(run: Mapping[str, Any]) -> str | None:
+    """Why the run's seed cannot plan its requirements again on any hub; None when it can."""
     settings = run.get("settings") or {}
+    if not isinstance(settings, Mapping):
+        return "its settings are not an object"
     if settings.get("generator"):
         return "its requirements were elaborated by a generator model, so its seed does not " \
                "plan them again"
@@ -31,46 +57,114 @@ def why_not_replayable(run: Mapping[str, Any]) -> str | None:
         return "it drew its requirements from a template directory of its own"
     if settings.get("nversion"):
         return "N-version runs are not replayed"
-    if str(run.get("suite", "")).startswith("jsonl:"):
+    suite = str(run.get("suite", ""))
+    if suite.startswith("jsonl:"):
         return "it ran a suite file of its own, which the hub does not have"
+    if suite not in REPLAYED_SUITES:
+        return f"it ran suite {suite[:80]!a}, which the hub does not have"
     return None
 
 
-def replay_arguments(run: Mapping[str, Any], model: str, results: Path) -> list[str]:
-    """The pytest options that plan a replayable ``run`` again from its seed and answer it
-    with ``model`` (writing the results to ``results``)."""
+def why_not_replayable(run: Mapping[str, Any], config: HubConfig) -> str | None:
+    """Why this hub does not replay the run's requirements: :func:`why_not_planned`, or more
+    requirements or samples than the hub's limits. A replay that planned fewer would leave
+    the rest unchecked, and a forger would put invented items there."""
+    reason = why_not_planned(run)
+    if reason is not None:
+        return reason
     settings = run.get("settings") or {}
-    arguments = [
-        f"--r2r-model={model}", f"--r2r-suite={run['suite']}",
-        f"--r2r-seed={run['seed']}", f"--r2r-json={results}",
-        f"--r2r-rounds={settings.get('rounds', 10)}",
-        f"--r2r-execution-weight={settings.get('execution_weight', 0.7)}",
-        f"--r2r-sandbox-timeout-ms={settings.get('sandbox_timeout_ms', 5000)}",
-    ]
+    rounds, samples = settings.get("rounds"), settings.get("samples_per_task")
+    if run.get("suite") == "dynamic" and _number(rounds) and rounds > config.replay_max_rounds:
+        return (f"its {rounds} rounds are more than the {config.replay_max_rounds} this hub "
+                "replays (R2R_HUB_REPLAY_MAX_ROUNDS)")
+    if _number(samples) and samples > config.replay_max_samples:
+        return (f"its {samples} samples per task are more than the {config.replay_max_samples} "
+                "this hub replays (R2R_HUB_REPLAY_MAX_SAMPLES)")
+    return None
+
+
+def why_unverified(run: Mapping[str, Any], config: HubConfig) -> str | None:
+    """Why a submitted run cannot be verified by this hub, known when it arrives (its
+    requirements cannot be planned again, or its model is one the hub does not call); None
+    when the hub will try."""
+    return why_not_replayable(run, config) or why_not_called(str(run.get("model")), config)
+
+
+def _number(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def replay_options(run: Mapping[str, Any], model: str, results: Path, config: HubConfig, *,
+                   ask_model: bool = False) -> ReplayOptions:
+    """The options that plan a replayable ``run`` again from its seed and answer it with
+    ``model`` (results to ``results``); with ``ask_model``, also the run's max tokens,
+    temperature and samples per task, each within the hub's limits, and its reasoning effort
+    (never the run's API base: the hub calls models its own way). Checked with the engine's own settings;
+    :class:`ReplayRefused` when a value cannot be replayed."""
+    settings = run.get("settings") or {}
+    values: dict[str, str] = {"model": model, "suite": str(run.get("suite")),
+                              "seed": _text("seed", run.get("seed")), "json": str(results)}
+    clamped: list[str] = []
+
+    def limited(name: str, default: float, limit: float, variable: str) -> None:
+        given = settings.get(name, default)
+        if given is None:
+            given = default
+        if not _number(given):
+            raise ReplayRefused(f"settings.{name}: {given!r} is not a number")
+        if given > limit:
+            clamped.append(f"{name} {given:g} -> {limit:g} ({variable})")
+        values[name] = _text(name, min(given, limit))
+
+    limited("rounds", 10, config.replay_max_rounds, "R2R_HUB_REPLAY_MAX_ROUNDS")
+    limited("sandbox_timeout_ms", 5000, config.replay_max_sandbox_timeout_ms,
+            "R2R_HUB_REPLAY_MAX_SANDBOX_TIMEOUT_MS")
+    values["execution_weight"] = _text("execution_weight",
+                                       settings.get("execution_weight", DEFAULT_EXECUTION_WEIGHT))
     for name in ("complexity", "skills", "domains"):
         if settings.get(name):
-            arguments.append(f"--r2r-{name}={','.join(settings[name])}")
+            values[name] = _joined(name, settings[name])
     if settings.get("sample"):
-        arguments.append(f"--r2r-sample={settings['sample']}")
+        values["sample"] = _text("sample", settings["sample"])
     if settings.get("weights"):
-        weights = ",".join(f"{name}={100 * value:g}" for name, value in settings["weights"].items())
-        arguments.append(f"--r2r-weights={weights}")
+        weights = settings["weights"]
+        if not isinstance(weights, Mapping) or not all(_number(v) for v in weights.values()):
+            raise ReplayRefused(f"settings.weights: {ascii(weights)[:120]} is not a mapping of "
+                                "dimensions to numbers")
+        values["weights"] = ",".join(f"{name}={100 * value:g}" for name, value in weights.items())
     if settings.get("judges") is not None:
         judges = [str(judge) for judge in run.get("judges") or []]
         offline = [judge for judge in judges if judge == STATIC_JUDGE]
-        arguments.append(f"--r2r-judges={','.join(offline) or 'none'}")
-    return arguments
+        values["judges"] = ",".join(offline) or "none"
+    if ask_model:
+        if settings.get("max_tokens") is not None:
+            limited("max_tokens", 0, config.replay_max_tokens, "R2R_HUB_REPLAY_MAX_TOKENS")
+        if settings.get("temperature") is not None:
+            limited("temperature", 0.0, config.replay_max_temperature,
+                    "R2R_HUB_REPLAY_MAX_TEMPERATURE")
+        if settings.get("samples_per_task") is not None:
+            limited("samples_per_task", 1, config.replay_max_samples, "R2R_HUB_REPLAY_MAX_SAMPLES")
+        if settings.get("reasoning_effort") is not None:
+            values["reasoning_effort"] = str(settings["reasoning_effort"])
+    try:
+        resolved = resolve_settings(lambda name: values.get(name), {}, lambda _name: None,
+                                    deprecated=lambda _message: None)
+    except SettingsError as exc:
+        raise ReplayRefused(str(exc)) from None
+    arguments = [f"{spelling('cli', name)}={value}" for name, value in values.items()]
+    return ReplayOptions(arguments, resolved, clamped)
 
 
-def generation_arguments(run: Mapping[str, Any]) -> list[str]:
-    """The options that make the replay's model calls the run's: tokens, temperature, reasoning
-    effort and samples per task (never the run's API base: the hub calls models its own way)."""
-    settings = run.get("settings") or {}
-    arguments = []
-    for name in ("max_tokens", "temperature", "reasoning_effort", "samples_per_task"):
-        if settings.get(name) is not None:
-            arguments.append(f"{spelling('cli', name)}={settings[name]}")
-    return arguments
+def _text(name: str, value: object) -> str:
+    if not _number(value):
+        raise ReplayRefused(f"settings.{name}: {ascii(value)[:80]} is not a number")
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _joined(name: str, value: object) -> str:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ReplayRefused(f"settings.{name}: {ascii(value)[:80]} is not a list of names")
+    return ",".join(value)
 
 
 def selection(item_ids: Iterable[str]) -> str:
@@ -91,21 +185,22 @@ def replay_environment(environ: Mapping[str, str] | None = None) -> dict[str, st
             if key not in settings and not key.startswith("R2R_HUB")}
 
 
-def run_replay(arguments: list[str], directory: Path, results: Path, *,
+def run_replay(arguments: list[str], directory: Path, results: Path, *, timeout_s: float,
                select: Iterable[str] | None = None) -> dict[str, dict[str, Any]] | str:
     """Run the replay in ``directory``: its items by id, or a string saying why it did not
-    finish."""
+    finish, in the hub's own words (what the replay printed, which may quote a provider's
+    answer, goes to the hub's log only)."""
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
                "--rootdir", str(directory), *arguments]
     if select is not None:
         command += ["-k", selection(select)]
     try:
         replay = subprocess.run(command, cwd=directory, env=replay_environment(),
-                                capture_output=True, text=True, timeout=REPLAY_TIMEOUT_S,
-                                check=False)
+                                capture_output=True, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
-        return f"the replay took longer than {REPLAY_TIMEOUT_S} s"
+        return f"the replay took longer than this hub's {timeout_s:g} s (R2R_HUB_REPLAY_TIMEOUT)"
     if not results.exists():
-        tail = (replay.stderr.strip() or replay.stdout.strip()).splitlines()[-1:]
-        return f"the replay did not finish: {' '.join(tail) or f'exit {replay.returncode}'}"
+        tail = (replay.stderr.strip() or replay.stdout.strip()).splitlines()[-3:]
+        log.warning("a replay did not finish (exit %s): %s", replay.returncode, " | ".join(tail))
+        return f"the replay stopped before writing its results (exit status {replay.returncode})"
     return {item["item_id"]: item for item in json.loads(results.read_text())["items"]}

@@ -11,17 +11,23 @@ draws) and graded in the hub's own sandbox:
   score, with the static judge) must be within the hub's tolerances of what the submission
   claims for those items. This is what shows the answers came from that model.
 
-A submission is ``verified`` when both match, ``disputed`` when either differs, and stays as
-it was (``unverifiable``, with the reason) when a replay cannot be made.
+A submission is ``verified`` when both match, ``disputed`` when either differs (or its
+settings cannot be replayed: the submission's making, decided once). When a replay cannot be
+made (``unverifiable``), a failure of the hub's own (a provider outage, a crash, a timeout)
+is retried with a doubling backoff up to ``reverify_attempts`` times; after that, or when
+the hub cannot replay the run at all (its requirements, its model), an ``accepted``
+submission becomes ``unverified``: kept, out of the ranking.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
+import logging
 import random
 import tempfile
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from statistics import fmean
 from typing import Any, Literal
@@ -30,23 +36,31 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from ..models import INFRA_STATUSES, STATIC_JUDGE
+from ..providers import litellm_provider
+from ..settings import Settings
 from ..suites import DynamicOptions, load_suite
 from ._checks import MIN_RANKED_ITEMS
 from ._config import HubConfig
+from ._database import aware, now
+from ._model_policy import why_not_called
 from ._replay import (
-    generation_arguments,
-    replay_arguments,
+    ReplayRefused,
+    replay_options,
     run_replay,
     selectable,
     why_not_replayable,
 )
-from ._submissions import RANKED_STATUSES, kept_submission, record_status
+from ._submissions import RANKED, RANKED_STATUSES, kept_submission, record_status
 from ._tables import Flag, StatusChange, Submission
+
+log = logging.getLogger("req2rank.hub")
 
 PASS_RATIO_TOLERANCE = 0.01
 SCORE_TOLERANCE = 2.0
 """The answers replay's tolerances per item: grading the same response twice agrees."""
 ACTOR = "reverify"
+UNVERIFIED = "unverified"
+"""A kept submission the hub could not re-verify: shown in its own table, not ranked."""
 
 Verdict = Literal["verified", "disputed", "unverifiable"]
 
@@ -54,21 +68,26 @@ Verdict = Literal["verified", "disputed", "unverifiable"]
 @dataclass(frozen=True)
 class Replay:
     """One replay's outcome: ``reasons`` say what differs (disputed) or why the replay could
-    not be made (unverifiable); ``compared`` rows hold each compared item's claimed and
-    replayed figures."""
+    not be made (unverifiable; ``retry`` when for the hub's own reasons, which another
+    attempt may not meet); ``compared`` rows hold each compared item's claimed and replayed
+    figures; ``clamped``, the run's settings the hub's limits lowered."""
 
     kind: Literal["answers", "model"]
     status: Verdict
     reasons: list[str]
     compared: list[dict[str, Any]] = field(default_factory=list)
+    retry: bool = False
+    clamped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Reverification:
-    """Both replays and the verdict over them."""
+    """Both replays and the verdict over them; ``retry_at``: when the hub tries again (a
+    failure of its own, attempts left)."""
 
     answers: Replay
     model: Replay
+    retry_at: datetime | None = None
 
     @property
     def status(self) -> Verdict:
@@ -76,6 +95,13 @@ class Reverification:
         if "disputed" in statuses:
             return "disputed"
         return "verified" if statuses == {"verified"} else "unverifiable"
+
+    @property
+    def retry(self) -> bool:
+        """Unverifiable only for the hub's own reasons: another attempt may verify it."""
+        return self.status == "unverifiable" and all(
+            replay.retry for replay in (self.answers, self.model)
+            if replay.status == "unverifiable")
 
     @property
     def reasons(self) -> list[str]:
@@ -88,37 +114,55 @@ class Reverification:
         for replay in (self.answers, self.model):
             what = {"answers": "its answers graded again", "model": "its model asked again"}
             head = f"{what[replay.kind]} ({len(replay.compared)} items): {replay.status}"
-            parts.append(head + (": " + "; ".join(replay.reasons[:8]) if replay.reasons else ""))
+            notes = replay.reasons[:8] + ([f"within this hub's limits: {', '.join(replay.clamped)}"]
+                                          if replay.clamped else [])
+            parts.append(head + (": " + "; ".join(notes) if notes else ""))
         return " | ".join(parts)
 
 
 def reverify(document: dict[str, Any], config: HubConfig, *, sample: int | None = None,
              rng: random.Random | None = None, workdir: Path | None = None) -> Reverification:
-    """Replay ``document`` (a submitted results JSON) both ways. The answers replay compares
-    ``sample`` items (all when None), the model replay ``config.reverify_sample``; both
-    chosen with ``rng`` (default: the system's randomness, so a submitter cannot tell)."""
+    """Replay ``document`` (a submitted results JSON) both ways. The answers replay grades
+    ``sample`` items (all when None), the model replay ``config.reverify_sample``, both at
+    most ``config.replay_max_items`` and chosen with ``rng`` (default: the system's
+    randomness, so a submitter cannot tell)."""
     rng = rng or random.SystemRandom()
     with tempfile.TemporaryDirectory(prefix="r2r-reverify-", dir=workdir) as directory:
         base = Path(directory)
         (base / "answers").mkdir()
         (base / "model").mkdir()
-        answers = _replay_answers(document, base / "answers", sample, rng)
+        answers = _replay_answers(document, base / "answers", config, sample, rng)
         model = _replay_model(document, base / "model", config, rng)
     return Reverification(answers, model)
 
 
-def _replay_answers(document: dict[str, Any], directory: Path, sample: int | None,
-                    rng: random.Random) -> Replay:
+def _refused(kind: Literal["answers", "model"], exc: ReplayRefused) -> Replay:
+    return Replay(kind, "disputed", [f"its settings cannot be replayed: {exc}"])
+
+
+def _replay_answers(document: dict[str, Any], directory: Path, config: HubConfig,
+                    sample: int | None, rng: random.Random) -> Replay:
     run, items = document["run"], document["items"]
     samples, results = directory / "samples.jsonl", directory / "replay.json"
-    reason = why_not_replayable(run)
+    reason = why_not_replayable(run, config)
     if reason is not None:
         return Replay("answers", "unverifiable", [reason])
+    try:
+        options = replay_options(run, f"r2r/samples:{samples}", results, config)
+    except ReplayRefused as exc:
+        return _refused("answers", exc)
+    planned = _planned(options.settings)
+    reasons = []
+    # A requirement the seed draws but the run left out gets an empty answer (the samples
+    # file must cover the plan) and is reported as left out.
+    missing = [task_id for task_id in planned if task_id not in {i["task_id"] for i in items}]
+    if missing:
+        reasons.append(f"the run left out {len(missing)} item(s) its seed draws: "
+                       f"{', '.join(planned[task_id] for task_id in missing[:5])}")
+    drawn = set(planned)
+    reasons += [f"{item['item_id']}: the seed does not draw this requirement"
+                for item in items if item["task_id"] not in drawn][:20]
     ordered = sorted(items, key=lambda item: (item["task_id"], item.get("sample") or 0))
-    answered = {item["task_id"] for item in items}
-    # A requirement the seed draws but the run left out gets an empty answer: it is
-    # replayed, and reported as left out.
-    missing = [task_id for task_id in _planned_task_ids(run) if task_id not in answered]
     # An answer cut by the token limit is replayed as cut: truncated again, not a format error.
     samples.write_text("".join(json.dumps({"task_id": item["task_id"],
                                            "completion": item["response"],
@@ -126,74 +170,77 @@ def _replay_answers(document: dict[str, Any], directory: Path, sample: int | Non
                                for item in ordered) +
                        "".join(json.dumps({"task_id": task_id, "completion": ""}) + "\n"
                                for task_id in missing), encoding="utf-8")
-    replayed = run_replay(replay_arguments(run, f"r2r/samples:{samples}", results), directory,
-                          results)
+    candidates = [item for item in items if item["task_id"] in drawn
+                  and selectable(item["item_id"])]
+    count = min(len(candidates) if sample is None else sample, config.replay_max_items)
+    chosen = candidates if count >= len(candidates) else rng.sample(candidates, count)
+    if not chosen:
+        return Replay("answers", "disputed" if reasons else "unverifiable",
+                      reasons or ["no item of the run can be graded again"])
+    replayed = run_replay(options.arguments, directory, results, timeout_s=config.replay_timeout_s,
+                          select=[item["item_id"] for item in chosen])
     if isinstance(replayed, str):
-        return Replay("answers", "unverifiable", [replayed])
-    chosen = list(items)
-    if sample is not None and sample < len(chosen):
-        chosen = rng.sample(chosen, sample)
+        return Replay("answers", "unverifiable", [replayed], retry=True)
     static = _static_judged(run)
-    reasons = []
-    left_out = sorted(set(replayed) - {item["item_id"] for item in items})
-    if left_out:
-        reasons.append(f"the run left out {len(left_out)} item(s) its seed draws: "
-                       f"{', '.join(left_out[:5])}")
     rows = []
     for item in chosen:
         again = replayed.get(item["item_id"])
         reasons += _differences(item, again, compare_scores=static)
         if again is not None:
             rows.append(_row(item, again))
-    return Replay("answers", "disputed" if reasons else "verified", reasons, rows)
+    return Replay("answers", "disputed" if reasons else "verified", reasons, rows,
+                  clamped=options.clamped)
 
 
 def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
                   rng: random.Random) -> Replay:
     run, items = document["run"], document["items"]
     model = str(run["model"])
-    if model.startswith("r2r/samples"):
-        return Replay("model", "unverifiable", [
-            "the run answered from a samples file: there is no model to ask"])
-    patterns = [pattern.strip() for pattern in config.reverify_models.split(",")
-                if pattern.strip()]
-    if not any(fnmatch.fnmatchcase(model, pattern) for pattern in patterns):
-        reason = (f"this hub does not call {model} (its R2R_HUB_REVERIFY_MODELS: "
-                  f"{config.reverify_models or 'none'})")
+    reason = why_not_called(model, config, resolve=litellm_provider) \
+        or why_not_replayable(run, config)
+    if reason is not None:
         return Replay("model", "unverifiable", [reason])
     if config.reverify_sample < 1:
         return Replay("model", "unverifiable", ["this hub asks no model (R2R_HUB_REVERIFY_SAMPLE=0)"])
-    reason = why_not_replayable(run)
-    if reason is not None:
-        return Replay("model", "unverifiable", [reason])
+    results = directory / "replay.json"
+    try:
+        options = replay_options(run, model, results, config, ask_model=True)
+    except ReplayRefused as exc:
+        return _refused("model", exc)
     candidates = [item for item in items
                   if item["status"] not in INFRA_STATUSES and selectable(item["item_id"])]
     if not candidates:
         return Replay("model", "unverifiable", ["no item of the run can be asked again"])
-    chosen = rng.sample(candidates, min(config.reverify_sample, len(candidates)))
-    results = directory / "replay.json"
-    replayed = run_replay([*replay_arguments(run, model, results), *generation_arguments(run)],
-                          directory, results, select=[item["item_id"] for item in chosen])
+    count = min(config.reverify_sample, config.replay_max_items, len(candidates))
+    chosen = rng.sample(candidates, count)
+    replayed = run_replay(options.arguments, directory, results, timeout_s=config.replay_timeout_s,
+                          select=[item["item_id"] for item in chosen])
     if isinstance(replayed, str):
-        return Replay("model", "unverifiable", [replayed])
-    rows, failed = [], []
+        return Replay("model", "unverifiable", [replayed], retry=True)
+    rows, failed = [], Counter[str]()
     for item in chosen:
         again = replayed.get(item["item_id"])
         if again is None:  # the answers replay says whether the seed draws it
-            failed.append(f"{item['item_id']}: not replayed")
+            failed["not replayed"] += 1
             continue
         if again["status"] in INFRA_STATUSES:
-            failed.append(f"{item['item_id']}: {again.get('reason') or again['status']}")
+            # The provider's own words stay in the hub's log: an error body is not published.
+            log.warning("re-verification: %s of %s: %s", item["item_id"], model,
+                        str(again.get("reason") or again["status"])[:500])
+            failed[again["status"]] += 1
             continue
         if not _same_requirement(item, again):
             return Replay("model", "disputed", [
-                f"{item['item_id']}: the requirement differs from the one the seed draws"])
+                f"{item['item_id']}: the requirement differs from the one the seed draws"],
+                clamped=options.clamped)
         rows.append(_row(item, again))
     if not rows:
-        return Replay("model", "unverifiable", [
-            f"no answer of {model} to compare ({len(failed)} failed; first: {failed[0]})"
-            if failed else "nothing to compare"])
-    return Replay("model", *_compare_sample(rows, config, static=_static_judged(run)), rows)
+        what = ", ".join(f"{count} {status}" for status, count in sorted(failed.items()))
+        reason = (f"no answer of {model} to compare: its {len(chosen)} calls failed on the "
+                  f"hub ({what or 'none made'})")
+        return Replay("model", "unverifiable", [reason], retry=True, clamped=options.clamped)
+    verdict, reasons = _compare_sample(rows, config, static=_static_judged(run))
+    return Replay("model", verdict, reasons, rows, clamped=options.clamped)
 
 
 def _compare_sample(rows: list[dict[str, Any]], config: HubConfig, *, static: bool
@@ -238,15 +285,16 @@ def _static_judged(run: dict[str, Any]) -> bool:
     return set(run.get("judges") or []) <= {STATIC_JUDGE}
 
 
-def _planned_task_ids(run: dict[str, Any]) -> list[str]:
-    """The task ids the run's suite holds for its seed (the engine's own draw)."""
-    settings = run.get("settings") or {}
-    dynamic = DynamicOptions(rounds=settings.get("rounds", 10),
-                             complexities=tuple(settings.get("complexity") or ()),
-                             skills=tuple(settings.get("skills") or ()),
-                             domains=tuple(settings.get("domains") or ()))
-    return list(dict.fromkeys(task.task_id for task in
-                              load_suite(run["suite"], seed=run["seed"], dynamic=dynamic)))
+def _planned(settings: Settings) -> dict[str, str]:
+    """The tasks the replay's suite holds for its seed (the engine's own draw): their item
+    ids by task id, in order."""
+    assert settings.seed is not None  # replay_options gives the run's seed
+    dynamic = DynamicOptions(rounds=settings.rounds, complexities=settings.complexity,
+                             skills=settings.skills, domains=settings.domains)
+    planned: dict[str, str] = {}
+    for task in load_suite(str(settings.suite), seed=settings.seed, dynamic=dynamic):
+        planned.setdefault(task.task_id, task.item_id)
+    return planned
 
 
 def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,
@@ -272,15 +320,37 @@ def reverify_submission(session: Session, submission_id: int, config: HubConfig,
                         sample: int | None = None, rng: random.Random | None = None
                         ) -> Reverification:
     """Re-verify a kept submission and record the outcome in its history, and both replays'
-    compared items with the submission."""
+    compared items with the submission. A replay that failed for the hub's own reasons (or
+    crashed) is tried again after a backoff while attempts are left: nothing but the attempt
+    is recorded then."""
     submission = kept_submission(session, submission_id)
-    outcome = reverify(submission.document, config, sample=sample, rng=rng)
+    try:
+        outcome = reverify(submission.document, config, sample=sample, rng=rng)
+    except Exception as exc:  # a fault of the hub's (its sandbox, its disk): tried again
+        log.exception("re-verifying submission %s failed", submission_id)
+        failed = Replay("answers", "unverifiable",
+                        [f"the replay failed on the hub ({type(exc).__name__})"], retry=True)
+        outcome = Reverification(failed, replace(failed, kind="model"))
+    attempts = submission.reverify_attempts + 1
+    submission.reverify_attempts = attempts
+    replays = [{"kind": replay.kind, "status": replay.status, "reasons": replay.reasons,
+                "items": replay.compared} for replay in (outcome.answers, outcome.model)]
+    if outcome.retry and attempts < config.reverify_attempts:
+        retry_at = now() + timedelta(seconds=config.reverify_backoff_s * 2 ** (attempts - 1))
+        submission.reverify_after = retry_at
+        submission.reverification = {
+            "status": "retrying", "attempts": attempts, "replays": replays,
+            "retry_at": retry_at.isoformat(timespec="seconds")}
+        session.commit()
+        return replace(outcome, retry_at=retry_at)
+    reason = outcome.describe()
+    if outcome.retry:
+        reason = f"not re-verified after {attempts} attempt(s): {reason}"
     record_status(session, submission, _new_status(session, submission, outcome.status),
-                  outcome.describe(), ACTOR)
-    submission.reverification = {
-        "status": outcome.status,
-        "replays": [{"kind": replay.kind, "status": replay.status, "reasons": replay.reasons,
-                     "items": replay.compared} for replay in (outcome.answers, outcome.model)]}
+                  reason, ACTOR)
+    submission.reverify_after = None
+    submission.reverification = {"status": outcome.status, "attempts": attempts,
+                                 "replays": replays}
     session.commit()
     return outcome
 
@@ -289,12 +359,15 @@ def _new_status(session: Session, submission: Submission, verdict: Verdict) -> s
     """A verified run is ranked, including one the hub's statistical checks flagged (the
     replay answers them), but not one too small to rank, one a user reported (an admin
     decides) or one an admin removed; a disputed one leaves the ranking; an unverifiable
-    one keeps its status."""
-    if verdict == "unverifiable" or submission.status == "removed":
+    ``accepted`` one too (``unverified``), while one verified before stays verified and a
+    flagged one waits for an admin."""
+    if submission.status == "removed":
         return submission.status
+    if verdict == "unverifiable":
+        return UNVERIFIED if submission.status == RANKED else submission.status
     if verdict == "disputed":
         return "disputed"
-    if submission.status in RANKED_STATUSES:
+    if submission.status in (*RANKED_STATUSES, UNVERIFIED):
         return "verified"
     reported = session.scalar(select(Flag.id).where(Flag.submission_id == submission.id,
                                                     Flag.resolution.is_(None)))
@@ -303,10 +376,14 @@ def _new_status(session: Session, submission: Submission, verdict: Verdict) -> s
     return "verified" if answered else submission.status
 
 
-def pending_reverification(session: Session) -> list[int]:
-    """Kept submissions (accepted or flagged) the hub has not re-verified yet, oldest first."""
+def pending_reverification(session: Session, moment: datetime | None = None) -> list[int]:
+    """Kept submissions (accepted or flagged) the hub has not re-verified yet and whose
+    backoff (after a failure of the hub's) is over at ``moment`` (default: now), oldest
+    first."""
     done = exists().where(StatusChange.submission_id == Submission.id,
                           StatusChange.actor == ACTOR)
-    return list(session.scalars(select(Submission.id).where(
+    moment = moment or now()
+    waiting = session.execute(select(Submission.id, Submission.reverify_after).where(
         Submission.status.in_((*RANKED_STATUSES, "flagged")), ~done)
-        .order_by(Submission.received_at, Submission.id)))
+        .order_by(Submission.received_at, Submission.id))
+    return [row_id for row_id, after in waiting if after is None or aware(after) <= moment]

@@ -13,8 +13,10 @@ log = logging.getLogger("req2rank.hub")
 
 
 def reverify_pending(sessions: Any, config: HubConfig) -> dict[int, Reverification]:
-    """Re-verify every submission not re-verified yet, oldest first; a failure is logged and
-    leaves that submission for the next round."""
+    """Re-verify every submission not re-verified yet whose backoff is over, oldest first
+    (a replay that fails for the hub's own reasons is retried a bounded number of times:
+    :func:`reverify_submission`); a failure of the database is logged and leaves that
+    submission for the next round."""
     done: dict[int, Reverification] = {}
     with sessions() as session:
         waiting = pending_reverification(session)

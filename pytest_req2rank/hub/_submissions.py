@@ -8,6 +8,8 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from ..evidence import sha256_hex
+from ._binding import check_bound
 from ._breakdown import breakdown
 from ._checks import (
     check_aggregates,
@@ -21,16 +23,19 @@ from ._checks import (
 )
 from ._config import HubConfig
 from ._database import aware, now
+from ._duplicates import check_duplicate, keep_answers
 from ._errors import Refused
+from ._model_policy import check_model_name
 from ._nonces import usable_nonce
 from ._receipts import Signer
+from ._replay import why_unverified
 from ._tables import Nonce, Refusal, StatusChange, Submission, User
 
 RANKED = "accepted"
 """What a submission that passed every check is; ``flagged`` waits for review."""
 RANKED_STATUSES = (RANKED, "verified")
 """The statuses the leaderboard ranks (``verified``: replayed by the hub and matched);
-``flagged``, ``disputed`` and ``removed`` are not ranked."""
+``flagged``, ``disputed``, ``unverified`` and ``removed`` are not ranked."""
 
 
 def submit(session: Session, user: User, payload: Any, config: HubConfig,
@@ -76,10 +81,13 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
         raise
     document = parse_results(data)
     check_consistency(document)
+    check_model_name(document.run.model, config)
     check_isolation(document)
     check_evidence(evidence, document, nonce_value)
-    assert isinstance(evidence, list)  # check_evidence refuses anything else
+    assert isinstance(evidence, list) and isinstance(data, dict)  # refused otherwise
     check_nonce_entry(evidence[0], aware(nonce.issued_at))
+    check_duplicate(session, user, nonce_value, evidence)
+    check_bound(evidence, data, document, nonce)
     check_aggregates(document)
     check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)
     history = list(session.scalars(select(Submission.overall).where(
@@ -87,7 +95,8 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     flags = statistical_flags(document, history, config)
     summary = document.summary
     assert summary.overall_score is not None  # check_aggregates refuses a run without one
-    status = "flagged" if flags else RANKED
+    unverified = why_unverified(document.run.model_dump(mode="json"), config)
+    status = "unverified" if unverified else "flagged" if flags else RANKED
     hold_user(session, user)
     # Checked again under the hold: another thread or process may have kept a submission of
     # this user's, or one with this nonce, since the checks above read the database.
@@ -109,14 +118,16 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     nonce.used_at = received_at
     session.add(submission)
     session.flush()
+    keep_answers(session, submission, evidence)
     submission.receipt = signer.sign({
         "submission_id": submission.id, "run_id": submission.run_id, "nonce": nonce_value,
         "head": submission.head, "model": submission.model, "overall": submission.overall,
         "status": status, "received_at": received_at.isoformat(timespec="milliseconds"),
-        "user": user.name,
+        "user": user.name, "submission_sha256": submission_digest(payload),
     })
-    record_status(session, submission, status,
-                  "; ".join(flags) if flags else "all checks passed", "hub")
+    record_status(session, submission, status, "; ".join(
+        [*([f"the hub cannot replay it: {unverified}"] if unverified else []), *flags])
+        or "all checks passed", "hub")
     session.commit()
     return submission, True
 
@@ -142,6 +153,12 @@ def resent(session: Session, user: User, nonce_value: str, run_id: object,
                       f"{nonce_value!r}, with other evidence; each run needs a fresh nonce")
     raise Refused(409, "nonce_used", f"nonce {nonce_value!r} was already used by a submission "
                   "(a replay); each run needs a fresh nonce")
+
+
+def submission_digest(payload: dict[str, Any]) -> str:
+    """What a receipt signs of the submission: SHA-256 over the canonical JSON (RFC 8785) of
+    the whole submitted document, ``{"nonce", "results", "evidence"}``."""
+    return sha256_hex({key: payload.get(key) for key in ("nonce", "results", "evidence")})
 
 
 def hold_user(session: Session, user: User) -> None:

@@ -7,14 +7,17 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -28,6 +31,9 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
+    github_id: Mapped[int | None] = mapped_column(BigInteger, unique=True, nullable=True)
+    """GitHub's numeric id of the account that signs in as this user (a login can be renamed
+    and taken by another account; the id cannot); ``None``: not bound to GitHub yet."""
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
@@ -41,6 +47,9 @@ class Token(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """``None``: a token made before tokens expired, valid for the hub's token lifetime from
+    ``created_at``."""
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
@@ -58,7 +67,25 @@ class WebSession(Base):
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+class OAuthState(Base):
+    """A sign-in started on the pages: its ``state`` (SHA-256 only), where to go after it,
+    and when it was used (once)."""
+
+    __tablename__ = "oauth_states"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    state_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    next_path: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 class Nonce(Base):
+    """One attempt: a nonce issued to a user for a run of ``model`` with the ``declared``
+    suite and settings (``plan.declared_settings``); the run's seed is drawn from
+    ``value``."""
+
     __tablename__ = "nonces"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -68,6 +95,9 @@ class Nonce(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    model: Mapped[str | None] = mapped_column(String(300), nullable=True, index=True)
+    """None for the nonces issued before runs declared their model."""
+    declared: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class Submission(Base):
@@ -102,6 +132,24 @@ class Submission(Base):
     reverification: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True,
                                                                    deferred=True)
     """The last re-verification: its verdict and both replays' compared items."""
+    reverify_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Re-verifications made; those that failed for the hub's own reasons are retried."""
+    reverify_after: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                            nullable=True)
+    """Not re-verified again before then (a backoff after a failure of the hub's)."""
+    held_status: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    """The status users' reports took the submission out of (a dismissal restores it)."""
+
+
+class SubmissionAnswer(Base):
+    """One distinct answer of a kept submission (the SHA-256 of a response, as its evidence
+    entry records it): how the hub finds a run submitted again with another's answers."""
+
+    __tablename__ = "submission_answers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    response_sha256: Mapped[str] = mapped_column(String(64), index=True)
 
 
 class StatusChange(Base):
@@ -118,9 +166,13 @@ class StatusChange(Base):
 
 
 class Flag(Base):
-    """A signed-in user's report on a submission, open until an admin resolves it."""
+    """A signed-in user's report on a submission, open until an admin resolves it; one open
+    report per user and submission."""
 
     __tablename__ = "flags"
+    __table_args__ = (Index("uq_flags_open_per_user", "submission_id", "user_id", unique=True,
+                            sqlite_where=text("resolution IS NULL"),
+                            postgresql_where=text("resolution IS NULL")),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)

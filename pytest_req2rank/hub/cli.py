@@ -1,4 +1,5 @@
-"""``req2rank-hub``: serve the hub, migrate its database, back it up, create tokens."""
+"""``req2rank-hub``: serve the hub, migrate its database, back it up, create and revoke
+tokens, prune what expired."""
 
 from __future__ import annotations
 
@@ -44,12 +45,23 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--pending", action="store_true",
                        help="Every submission not re-verified yet (for a cron job)")
     again.add_argument("--sample", type=int, help="Grade the answers of N items chosen at random "
-                       "(default: all; the model is asked R2R_HUB_REVERIFY_SAMPLE items)")
+                       "(default: all, at most R2R_HUB_REPLAY_MAX_ITEMS; the model is asked "
+                       "R2R_HUB_REVERIFY_SAMPLE items)")
     token = commands.add_parser("token", help="API tokens")
     token_commands = token.add_subparsers(dest="token_command", required=True)
-    create = token_commands.add_parser("create", help="Create a token for USER (created when new)")
+    create = token_commands.add_parser("create", help="Create a token for USER (created when "
+                                       "new), valid R2R_HUB_TOKEN_TTL seconds")
     create.add_argument("user")
     create.add_argument("--admin", action="store_true", help="Make USER an admin of this hub")
+    create.add_argument("--github-id", type=int, metavar="ID",
+                        help="Bind USER to the GitHub account with this numeric id (else the "
+                        "first GitHub sign-in as USER binds it)")
+    revoke = token_commands.add_parser("revoke", help="Revoke every token of USER")
+    revoke.add_argument("user")
+    commands.add_parser("prune", help="Delete nonces never used, tokens and sign-ins that "
+                        "expired or were revoked more than R2R_HUB_RETENTION seconds ago (an "
+                        "abandoned attempt of a model keeps its row, without its declared "
+                        "settings; the served hub does it every hour)")
     return parser
 
 
@@ -93,8 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             migrate(config.database_url)
             print(f"req2rank-hub: {_shown(config.database_url)} is at the latest schema")
             return 0
+        if args.command == "token" and args.token_command == "create":
+            return _create_token(config, args.user, args.admin, args.github_id)
         if args.command == "token":
-            return _create_token(config, args.user, args.admin)
+            return _revoke_tokens(config, args.user)
+        if args.command == "prune":
+            return _prune(config)
         if args.command == "reverify":
             if not args.submissions and not args.pending:
                 print("req2rank-hub: reverify: give submission IDs or --pending", file=sys.stderr)
@@ -195,16 +211,61 @@ def _valid_url(url: str) -> bool:
     return True
 
 
-def _create_token(config: HubConfig, user: str, admin: bool) -> int:
+def _create_token(config: HubConfig, user: str, admin: bool, github_id: int | None) -> int:
     from ._accounts import create_token
     from ._database import make_engine, migrate, session_factory
+    from ._errors import Refused
 
     migrate(config.database_url)
     engine = make_engine(config.database_url)
-    with session_factory(engine)() as session:
-        token = create_token(session, user, admin=admin)
-    engine.dispose()
+    try:
+        with session_factory(engine)() as session:
+            token = create_token(session, user, admin=admin, github_id=github_id, config=config)
+    except Refused as exc:
+        print(f"req2rank-hub: {exc.message}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
     print(token)
+    return 0
+
+
+def _revoke_tokens(config: HubConfig, name: str) -> int:
+    from sqlalchemy import select
+
+    from ._accounts import revoke_tokens
+    from ._database import make_engine, migrate, session_factory
+    from ._tables import User
+
+    migrate(config.database_url)
+    engine = make_engine(config.database_url)
+    try:
+        with session_factory(engine)() as session:
+            user = session.scalar(select(User).where(User.name == name))
+            if user is None:
+                print(f"req2rank-hub: no user {name!r} on this hub", file=sys.stderr)
+                return 2
+            revoked = revoke_tokens(session, user)
+    finally:
+        engine.dispose()
+    print(f"req2rank-hub: revoked {revoked} token{'s' * (revoked != 1)} of {name}")
+    return 0
+
+
+def _prune(config: HubConfig) -> int:
+    from ._database import make_engine, migrate, session_factory
+    from ._pruning import prune
+
+    migrate(config.database_url)
+    engine = make_engine(config.database_url)
+    try:
+        with session_factory(engine)() as session:
+            pruned = prune(session, config)
+    finally:
+        engine.dispose()
+    print(f"req2rank-hub: pruned {pruned.nonces} nonces, {pruned.tokens} tokens, "
+          f"{pruned.sessions} sign-ins and {pruned.states} sign-in states; "
+          f"{pruned.attempts} abandoned attempts kept without their declared settings")
     return 0
 
 
@@ -232,6 +293,9 @@ def _reverify(config: HubConfig, submission_ids: list[int], pending: bool,
                   f"{outcome.model.status}, {len(outcome.model.compared)} items)")
             for reason in outcome.reasons:
                 print(f"  {reason}")
+            if outcome.retry_at is not None:
+                print(f"  the replay failed on the hub; it is tried again after "
+                      f"{outcome.retry_at.isoformat(timespec='seconds')}")
             worst = max(worst, 0 if outcome.status == "verified" else 1)
     except Refused as exc:
         print(f"req2rank-hub: {exc.message}", file=sys.stderr)

@@ -1,11 +1,22 @@
 """Planning a run: run id, seed and the frozen item list."""
 
-from ._plan import RunPlan, SampleCounts, build_plan, new_run_id, new_seed, planned_tasks, select_tasks
+from ._declared import DECLARED_SETTINGS, declared_settings
+from ._plan import (
+    RunPlan,
+    SampleCounts,
+    build_plan,
+    new_run_id,
+    new_seed,
+    planned_tasks,
+    select_tasks,
+)
 
 __all__ = [
+    "DECLARED_SETTINGS",
     "RunPlan",
     "SampleCounts",
     "build_plan",
+    "declared_settings",
     "new_run_id",
     "new_seed",
     "planned_tasks",

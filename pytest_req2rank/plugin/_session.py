@@ -68,9 +68,10 @@ def configure_session(config: pytest.Config, draw: Draw | None = None, *,
         return
     target = None
     if submit_asked(config) and workerinput is None:  # a missing hub or token: before any work
-        from ._submitting import submission_target  # httpx: only to submit
+        from ._submitting import check_submittable, submission_target  # httpx: only to submit
 
         target = submission_target(config)
+        check_submittable(settings)
     draw = draw or new_draw()
     baseline = _load_baseline(settings)
     if baseline is not None:  # planned as the baseline was, unless the user says otherwise
@@ -80,12 +81,18 @@ def configure_session(config: pytest.Config, draw: Draw | None = None, *,
         config.stash[BASELINE_KEY] = baseline_line(gate, *baseline)
     finished: list[ItemResult] = []
     kept: frozenset[str] = frozenset()
+    submission = None
+    if target is not None:  # the nonce, before the plan: the run's seed is drawn from it
+        from ._submitting import start_submission  # as submission_target
+
+        submission = start_submission(target, draw.run_id, settings)
     if settings.resume:
         plan, finished = _resumed_plan(settings, db)
         kept = kept_items(plan, finished)
         tasks = _load_tasks(settings, plan.seed)
     else:
-        seed = settings.seed if settings.seed is not None else draw.seed
+        seed = submission.seed if submission is not None else (
+            settings.seed if settings.seed is not None else draw.seed)
         if settings.nversion is not None:  # sample among the tasks, not among their items
             tasks = nversion_items(settings, select_tasks(_nversion_base(settings, seed),
                                                           settings.sample, seed))
@@ -117,10 +124,11 @@ def configure_session(config: pytest.Config, draw: Draw | None = None, *,
     if preflight and settings.preflight and _runs_items(config):  # before the nonce, after the free checks
         controller.preflight = preflight_models(evaluator, task_ids)
     submitting = None
-    if target is not None:  # the nonce, before any model call
-        from ._submitting import SubmitPlugin, start_submission  # as submission_target
+    if submission is not None:
+        from ._submitting import SubmitPlugin  # as submission_target
 
-        submitting = SubmitPlugin(controller, start_submission(target, controller))
+        controller.listeners.append(submission.add)
+        submitting = SubmitPlugin(controller, submission)
     config.stash[CONTROLLER_KEY] = controller
     from ._reporting import ControllerPlugin  # imports the report: only a controller needs it
 

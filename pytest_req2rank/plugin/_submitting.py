@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from ..settings import SettingsError
+from ..plan import declared_settings
+from ..settings import Settings, SettingsError
 from ..submit import URL_ENV, HubError, RunSubmission, SubmissionOutcome, SubmitError, hub_token
 from ._config import HUB_TOKEN_DEST, SUBMIT_DEST
 from ._controller import Controller
@@ -30,18 +31,37 @@ def submission_target(config: pytest.Config) -> tuple[str, str]:
         raise SettingsError(f"--r2r-submit: {exc}") from None
 
 
-def start_submission(target: tuple[str, str], controller: Controller) -> RunSubmission:
-    """Fetch the run's nonce (on the controller, before any model call); an unreachable hub
-    is a one-line usage error, before any cost."""
+def check_submittable(settings: Settings) -> None:
+    """A submitted run's seed is drawn from the hub's nonce: the options that would fix it
+    otherwise are one-line usage errors."""
+    if settings.seed is not None:
+        raise SettingsError(f"--r2r-seed={settings.seed} with --r2r-submit: a submitted run's "
+                            "seed is drawn from the hub's nonce, so no one chooses its "
+                            "requirements; drop --r2r-seed (or R2R_SEED, r2r_seed)")
+    if settings.baseline is not None:
+        raise SettingsError("--r2r-baseline with --r2r-submit: a baseline comparison reruns the "
+                            "baseline's seed, a submitted run draws its seed from the hub's "
+                            "nonce; run the comparison and the submission separately")
+    if settings.resume is not None:
+        raise SettingsError("--r2r-resume with --r2r-submit: a submitted run is planned from a "
+                            "fresh nonce's seed, which a resumed run cannot take; run it again "
+                            "with --r2r-submit")
+
+
+def start_submission(target: tuple[str, str], run_id: str, settings: Settings
+                     ) -> RunSubmission:
+    """Fetch the run's nonce for its model and declared settings (on the controller, before
+    the run is planned: the nonce draws its seed); an unreachable hub is a one-line usage
+    error, before any cost."""
     url, token = target
+    declared = declared_settings(str(settings.suite),
+                                 settings.model_dump(mode="json", by_alias=True))
     try:
-        submission = RunSubmission(url, token, controller.plan.run_id)
+        return RunSubmission(url, token, run_id, model=str(settings.model), declared=declared)
     except HubError as exc:
         raise SettingsError(f"--r2r-submit: could not fetch a nonce: {exc}; the run needs one "
                             "before it starts (retry when the hub answers, or run without "
                             "--r2r-submit)") from None
-    controller.listeners.append(submission.add)
-    return submission
 
 
 class SubmitPlugin:
@@ -75,7 +95,7 @@ class SubmitPlugin:
                 self.outcome = self.submission.finish(document, store, path)
             finally:
                 store.close()
-        taken = self.outcome is not None and self.outcome.status in ("accepted", "flagged")
+        taken = self.outcome is not None and self.outcome.kept
         if not taken and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = EXIT_SUBMISSION_FAILED
 

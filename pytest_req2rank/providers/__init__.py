@@ -42,7 +42,13 @@ from ._preflight import (
 )
 from ._reasoning import SplitAnswer, split_reasoning
 from ._reference import ReferenceProvider
-from ._resolve import check_model, load_offline, parameter_notes, resolve_provider
+from ._resolve import (
+    check_model,
+    litellm_provider,
+    load_offline,
+    parameter_notes,
+    resolve_provider,
+)
 from ._retry import RetryPolicy
 from ._samples import Sample, SamplesProvider, load_samples
 from ._schema import strict_answer_schema, strict_mode_problems
@@ -80,6 +86,7 @@ __all__ = [
     "calls_in_flight",
     "calls_refused",
     "check_model",
+    "litellm_provider",
     "load_offline",
     "load_samples",
     "parameter_notes",

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..models import DEFAULT_CONCURRENCY, ModelSpec, ReasoningEffort
 from ._base import Provider, ProviderConfigError
+from ._env import import_litellm
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
 from ._samples import SamplesProvider
@@ -90,3 +91,16 @@ def parameter_notes(model: ModelSpec | str, *, budgets: Iterable[int], temperatu
         return []
     provider = LiteLLMProvider(spec.text, api_base=api_base, reasoning_effort=reasoning_effort)
     return provider.parameters.notes(set(budgets), temperature)
+
+
+def litellm_provider(model: str) -> str:
+    """The LiteLLM provider that would serve ``model`` (``openai`` for ``gpt-4o``, ``fake``
+    for ``fake/…``); imports litellm. :class:`ProviderConfigError` when LiteLLM routes it to
+    none."""
+    if model_spec(model).kind == "fake":
+        return "fake"
+    litellm = import_litellm()
+    try:
+        return str(litellm.get_llm_provider(model=model)[1])
+    except Exception as exc:  # litellm raises its BadRequestError, or anything on odd names
+        raise ProviderConfigError(f"LiteLLM routes model {model!r} to no provider") from exc

@@ -47,6 +47,7 @@ from ._phase0 import (
     phase0_metrics,
     phase0_warnings,
 )
+from ._pooling import pooled_interval
 
 __all__ = [
     "ERROR_DISTRIBUTION_STATUSES",
@@ -84,6 +85,7 @@ __all__ = [
     "pass_ratio_p90",
     "phase0_metrics",
     "phase0_warnings",
+    "pooled_interval",
     "regression_gate",
     "regressions",
     "round_half_up",

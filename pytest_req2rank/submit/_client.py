@@ -1,7 +1,9 @@
-"""Talking to a hub over HTTP: fetch a nonce, send a submission."""
+"""Talking to a hub over HTTP: fetch a nonce, send a submission (gzip-compressed)."""
 
 from __future__ import annotations
 
+import gzip
+import json
 from typing import Any, Self
 
 import httpx
@@ -9,6 +11,11 @@ import httpx
 from ..errors import Req2RankError
 
 TIMEOUT_S = 60.0
+SUBMIT_TIMEOUT_S = 900.0
+"""How long the hub may take to check a submission: a 5,000-item run's evidence is
+recomputed and its scores bootstrapped before the hub answers (about a minute here)."""
+GZIP_LEVEL = 6
+"""zlib's default: a run's results shrink about tenfold, at ~50 MB/s of one core."""
 
 
 class HubError(Req2RankError):
@@ -39,17 +46,27 @@ class HubClient:
     def close(self) -> None:
         self._http.close()
 
-    def nonce(self) -> dict[str, Any]:
-        """A fresh nonce: ``{nonce, issued_at, expires_at}``."""
-        return self._post("/api/nonces", None)
+    def nonce(self, model: str, declared: dict[str, Any]) -> dict[str, Any]:
+        """A fresh nonce for a run of ``model`` with the ``declared`` settings
+        (``plan.declared_settings``): ``{nonce, issued_at, expires_at, seed}``."""
+        return self._post("/api/nonces", {"model": model, "settings": declared})
 
     def submit(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Send a submission; the hub's reply (status, url, receipt)."""
-        return self._post("/api/submissions", payload)
+        """Send a submission, gzip-compressed; the hub's reply (status, url, receipt)."""
+        return self._post("/api/submissions", payload, compress=True)
 
-    def _post(self, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
+    def _post(self, path: str, body: dict[str, Any] | None, *, compress: bool = False
+              ) -> dict[str, Any]:
         try:
-            response = self._http.post(path, json=body)
+            if compress:
+                text = json.dumps(body, ensure_ascii=False, separators=(",", ":"),
+                                  allow_nan=False).encode("utf-8")
+                response = self._http.post(path, content=gzip.compress(
+                    text, compresslevel=GZIP_LEVEL, mtime=0), headers={
+                    "Content-Type": "application/json", "Content-Encoding": "gzip"},
+                    timeout=httpx.Timeout(TIMEOUT_S, read=SUBMIT_TIMEOUT_S))
+            else:
+                response = self._http.post(path, json=body)
         except httpx.HTTPError as exc:
             raise HubError(f"no answer from the hub {self.url} ({type(exc).__name__}: {exc})",
                            retryable=True) from None

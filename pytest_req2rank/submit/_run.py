@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..draws import nonce_seed
 from ..errors import Req2RankError
 from ..evidence import EvidenceChain
 from ..models import ItemResult
@@ -29,11 +30,19 @@ class SubmitError(Req2RankError):
     """A submission that cannot even be attempted (no hub, no token, no such run)."""
 
 
+KEPT_STATUSES = ("accepted", "flagged", "unverified")
+"""What a hub answers for a submission it kept: accepted (ranked once re-verified), held for
+review, or kept but never ranked because the hub cannot re-verify it."""
+_MEANINGS = {"accepted": "accepted: every check passed; ranked once the hub has replayed it",
+             "unverified": "kept, not ranked: this hub cannot re-verify the run (its page "
+                           "says why)"}
+
+
 @dataclass(frozen=True)
 class SubmissionOutcome:
-    """What became of a submission: ``status`` is the hub's (``accepted``, ``flagged``),
-    ``refused`` (the hub said why in ``message``) or ``failed`` (no answer, 429, 5xx: every
-    thing is kept, ``retry`` is the command that sends it again)."""
+    """What became of a submission: ``status`` is the hub's (``accepted``, ``flagged``,
+    ``unverified``), ``refused`` (the hub said why in ``message``) or ``failed`` (no answer,
+    429, 5xx: every thing is kept, ``retry`` is the command that sends it again)."""
 
     run_id: str
     status: str
@@ -41,6 +50,11 @@ class SubmissionOutcome:
     url: str | None = None
     receipt: dict[str, Any] | None = None
     retry: str | None = None
+
+    @property
+    def kept(self) -> bool:
+        """Whether the hub kept the submission (ranked or not)."""
+        return self.status in KEPT_STATUSES
 
 
 def hub_token(hub_url: str, given: str | None = None) -> str:
@@ -58,19 +72,22 @@ def retry_command(db_path: Path, run_id: str, hub_url: str) -> str:
 
 
 class RunSubmission:
-    """Started on the controller before any model call: fetches the run's nonce (raises
-    :class:`~._client.HubError` when it cannot) and starts its evidence chain."""
+    """Started on the controller before the run is planned: fetches the nonce of a run of
+    ``model`` with the ``declared`` settings (``plan.declared_settings``; raises
+    :class:`~._client.HubError` when it cannot) and starts its evidence chain. The run's
+    seed is :attr:`seed`, drawn from the nonce."""
 
-    def __init__(self, hub_url: str, token: str, run_id: str, *,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, hub_url: str, token: str, run_id: str, *, model: str,
+                 declared: dict[str, Any], transport: httpx.BaseTransport | None = None) -> None:
         self.client = HubClient(hub_url, token, transport=transport)
         try:
-            issued = self.client.nonce()
+            issued = self.client.nonce(model, declared)
         except HubError:
             self.client.close()
             raise
         self.run_id = run_id
         self.nonce = str(issued["nonce"])
+        self.seed = nonce_seed(self.nonce)
         self.chain = EvidenceChain(self.nonce, run_id, str(issued["issued_at"]))
 
     def add(self, item: ItemResult) -> None:
@@ -79,10 +96,11 @@ class RunSubmission:
 
     def finish(self, document: ResultsDocument, store: Store, db_path: Path) -> SubmissionOutcome:
         """Keep the submission in ``store``, send it, and keep what the hub answered."""
-        for item in document.items:  # a resumed run's earlier items, if any
+        results = document.model_dump(mode="json")
+        for item in document.items:  # any the controller did not pass on as it kept them
             self.chain.add(item)
-        payload = {"nonce": self.nonce, "results": document.model_dump(mode="json"),
-                   "evidence": self.chain.entries}
+        self.chain.close(results["run"], results["summary"])
+        payload = {"nonce": self.nonce, "results": results, "evidence": self.chain.entries}
         store.save_submission(self.run_id, hub_url=self.client.url, nonce=self.nonce,
                               payload=payload, status="pending", message="")
         try:
@@ -104,8 +122,8 @@ def send(client: HubClient, payload: dict[str, Any], store: Store, db_path: Path
     status, url = str(reply.get("status", "")), reply.get("url")
     receipt = reply.get("receipt") if isinstance(reply.get("receipt"), dict) else None
     flags = reply.get("flags") or []
-    message = ("accepted and ranked" if status == "accepted" else
-               "held for review, not ranked yet: " + "; ".join(map(str, flags)))
+    message = _MEANINGS.get(status) or ("held for review, not ranked yet: " +
+                                        "; ".join(map(str, flags)))
     store.save_submission(run_id, status=status, url=url, receipt=receipt, message=message)
     return SubmissionOutcome(run_id, status, message, url=url, receipt=receipt)
 
@@ -135,7 +153,7 @@ def submit_run(db_path: Path, run_id: str, hub_url: str | None = None, token: st
                                                  "does not exist") +
                 ": only a run started with --r2r-submit (its nonce fetched before any model "
                 "call) can be submitted; run it again with --r2r-submit=URL")
-        if record["status"] in ("accepted", "flagged") and not hub_url:
+        if record["status"] in KEPT_STATUSES and not hub_url:
             return SubmissionOutcome(run_id, record["status"], "already submitted",
                                      url=record.get("url"), receipt=record.get("receipt"))
         url = (hub_url or record["hub_url"]).rstrip("/")

@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from pytest_req2rank.evidence import (
+    FORMAT,
     EvidenceChain,
     canonical_json,
     chain_for,
@@ -14,6 +15,7 @@ from pytest_req2rank.evidence import (
     sha256_hex,
     verify_chain,
     verify_items,
+    verify_run,
 )
 from pytest_req2rank.models import ItemResult, JudgeVerdict
 
@@ -30,10 +32,14 @@ def _item(n: int, score: float = 80.0) -> ItemResult:
 
 
 ITEMS = [_item(1), _item(2), _item(3)]
+RUN = {"id": "run-1", "seed": 7, "model": "m", "judges": ["r2r/static"], "isolation": "full",
+       "settings": {"concurrency": 8, "generator": None}}
+SUMMARY = {"overall_score": 80.0, "items_total": 3, "items_planned": 3}
 
 
 def _chain() -> list[dict]:
-    return chain_for("nonce-1", "run-1", "2026-01-01T00:00:00+00:00", ITEMS)
+    return chain_for("nonce-1", "run-1", "2026-01-01T00:00:00+00:00", ITEMS, run=RUN,
+                     summary=SUMMARY)
 
 
 def test_canonical_json_sorts_keys_and_drops_whitespace() -> None:
@@ -41,28 +47,72 @@ def test_canonical_json_sorts_keys_and_drops_whitespace() -> None:
     assert sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 
-def test_a_chain_starts_with_the_nonce_and_links_every_entry() -> None:
+def test_a_chain_starts_with_the_nonce_links_every_entry_and_ends_with_the_run() -> None:
     chain = _chain()
-    assert [e["kind"] for e in chain] == ["nonce", "item", "item", "item"]
+    assert [e["kind"] for e in chain] == ["nonce", "item", "item", "item", "run"]
     assert chain[0]["nonce"] == "nonce-1" and chain[0]["prev"] == "0" * 64
-    assert all(chain[i]["prev"] == chain[i - 1]["hash"] for i in range(1, 4))
+    assert chain[0]["format"] == FORMAT == 2
+    assert all(chain[i]["prev"] == chain[i - 1]["hash"] for i in range(1, 5))
     assert chain[1]["prompt_sha256"] == sha256_hex("prompt 1")
     assert chain[1]["judges"][0]["judge"] == "r2r/static"
+    assert chain[4] | {"hash": None, "prev": None} == {
+        "index": 4, "kind": "run", "items": 3, "run_sha256": sha256_hex(RUN),
+        "summary_sha256": sha256_hex(SUMMARY), "hash": None, "prev": None}
     assert verify_chain(chain) is None and verify_items(chain, ITEMS) is None
+    assert verify_run(chain, RUN, SUMMARY) is None
 
 
 def test_the_builder_adds_an_item_once_and_its_head_is_the_last_hash() -> None:
     chain = EvidenceChain("nonce-1", "run-1", "2026-01-01T00:00:00+00:00")
     for item in [*ITEMS, ITEMS[0]]:
         chain.add(item)
-    assert len(chain.entries) == 4 and chain.head == chain.entries[-1]["hash"]
+    chain.close(RUN, SUMMARY)
+    chain.close(RUN, SUMMARY)  # closing again with the same run changes nothing
+    assert len(chain.entries) == 5 and chain.head == chain.entries[-1]["hash"]
     assert chain.entries == _chain()
+    with pytest.raises(ValueError, match="closed"):
+        chain.add(_item(4))
+    with pytest.raises(ValueError, match="another run header"):
+        chain.close({**RUN, "seed": 8}, SUMMARY)
 
 
-@pytest.mark.parametrize("index", [0, 1, 2, 3])
+@pytest.mark.parametrize(("where", "edit", "named"), [
+    ("run", lambda run, summary: run["settings"].update(concurrency=1024), "run header"),
+    ("run", lambda run, summary: run.update(judges=["r2r/static", "openai/gpt-4o"]),
+     "run header"),
+    ("run", lambda run, summary: run.update(isolation="rlimits"), "run header"),
+    ("summary", lambda run, summary: summary.update(items_planned=2), "summary"),
+])
+def test_the_run_entry_binds_the_header_and_the_summary(where: str, edit, named: str  # type: ignore[no-untyped-def]
+                                                         ) -> None:
+    chain = _chain()
+    run, summary = copy.deepcopy(RUN), copy.deepcopy(SUMMARY)
+    edit(run, summary)
+    mismatch = verify_run(chain, run, summary)
+    assert mismatch is not None and mismatch.index == 4 and named in mismatch.reason
+
+
+def test_a_chain_of_the_former_format_or_without_its_run_entry_is_refused() -> None:
+    former = chain_for("nonce-1", "run-1", "2026-01-01T00:00:00+00:00", ITEMS, run=RUN,
+                       summary=SUMMARY)[:-1]
+    del former[0]["format"]
+    for entry in former:  # a format-1 chain, consistent in itself
+        entry["prev"] = former[entry["index"] - 1]["hash"] if entry["index"] else "0" * 64
+        entry["hash"] = entry_hash(entry)
+    mismatch = verify_chain(former)
+    assert mismatch is not None and mismatch.index == 0 and "format 1" in mismatch.reason
+    unclosed = EvidenceChain("nonce-1", "run-1", "2026-01-01T00:00:00+00:00")
+    for item in ITEMS:
+        unclosed.add(item)
+    mismatch = verify_chain(unclosed.entries)
+    assert mismatch is not None and mismatch.index == 3 and "run entry" in mismatch.reason
+    assert "run entry" in str(verify_chain(unclosed.entries[:1]))
+
+
+@pytest.mark.parametrize("index", [0, 1, 2, 3, 4])
 def test_an_edited_entry_anywhere_is_named(index: int) -> None:
     chain = _chain()
-    chain[index]["timeline" if index else "nonce"] = "forged"
+    chain[index][{0: "nonce", 4: "items"}.get(index, "timeline")] = "forged"
     mismatch = verify_chain(chain)
     assert mismatch is not None and mismatch.index == index
     assert "hash does not match" in mismatch.reason

@@ -16,16 +16,21 @@ def test_the_pages_show_the_ranking_its_intervals_and_statuses(hub: Hub, user: s
                              json=make_payload(client, model="page/ranked")).json()
         flagged = client.post("/api/submissions", json=make_payload(
             client, items=make_items(scores=[100.0] * 6), model="page/ranked")).json()
-        board = client.get("/?strategy=mean&sort=count")
+        pending = client.get("/?sort=count").text.split('data-model="page/ranked"', 1)[1]
+        hub.verified(ranked["id"])
+        board = client.get("/?sort=count")
         model = client.get("/models/page/ranked")
         page = client.get(f"/submissions/{flagged['id']}")
         missing = client.get("/submissions/999999")
+    assert "not verified yet" in pending.split("</tr>", 1)[0]
     assert board.status_code == 200 and 'data-model="page/ranked"' in board.text
-    assert '<option value="mean" selected>' in board.text and 'class="ci"' in board.text
+    assert '<option value="count" selected>' in board.text and 'class="ci"' in board.text
     low, _high = ranked["ci95"]
-    assert f"left: {low}%" in board.text
-    assert model.text.count('class="badge accepted"') == 1
+    assert f'<rect class="range" x="{low}"' in board.text  # the pool of one run: its interval
+    assert model.text.count('class="badge verified"') == 1
     assert model.text.count('class="badge flagged"') == 1
+    attempts = model.text.split('id="attempts"', 1)[1]
+    assert '<td class="num">2</td>' in attempts.split("</tr>", 2)[1]  # 2 attempts, both sent
     assert 'id="status">flagged' in page.text and "every item scored 100" in page.text
     assert f"/api/submissions/{flagged['id']}/evidence" in page.text
     assert missing.status_code == 404 and 'id="error">no submission 999999<' in missing.text
@@ -39,8 +44,10 @@ def test_the_leaderboard_ranks_by_skill_and_dimension_with_status_badges(hub: Hu
             "filters/b": ([40.0, 45.0, 50.0, 70.0, 75.0, 80.0], {"quality": 10.0})}
     for model, (scores, offsets) in runs.items():
         with hub.client(hub.token(f"{model}-runner")) as client:
-            assert client.post("/api/submissions", json=make_payload(client, model=model, items=(
-                make_items(scores=scores, skills=SKILLS, dimensions=offsets)))).status_code == 201
+            reply = client.post("/api/submissions", json=make_payload(client, model=model, items=(
+                make_items(scores=scores, skills=SKILLS, dimensions=offsets))))
+            assert reply.status_code == 201
+            hub.verified(reply.json()["id"])
     with hub.client(hub.token("filters/a-cheat")) as client:
         held = client.post("/api/submissions", json=make_payload(client, model="filters/a", items=(
             make_items(scores=[100.0] * 6, skills=SKILLS, dimensions={})))).json()
@@ -65,7 +72,7 @@ def test_the_leaderboard_ranks_by_skill_and_dimension_with_status_badges(hub: Hu
     assert rows["filters/a"]["score"] == 15.0 and rows["filters/b"]["score"] == 85.0
     assert rows["filters/a"]["ci_low"] < 15.0 < rows["filters/a"]["ci_high"]
     assert rows["filters/a"]["held_out"] == {"flagged": 1} and rows["filters/a"]["status"] == \
-        "accepted"
+        "verified"
     assert invalid.status_code == 422 and invalid.json()["error"]["code"] == "invalid_request"
     assert '<option value="strings" selected>' in page
     assert '<option value="quality" selected>' in page
@@ -146,7 +153,7 @@ def test_page_errors_are_pages_and_api_errors_json(hub: Hub) -> None:
 def test_the_leaderboard_reads_the_submissions_in_one_query_whatever_their_number(
         hub: Hub) -> None:
     """Not one query per submission (a deferred column read row by row): the submissions,
-    then the held-out counts."""
+    then the held-out counts, then the attempts."""
     with hub.client(hub.token("queries-runner")) as client:
         for _ in range(3):
             client.post("/api/submissions", json=make_payload(client, model="queries/m", items=(
@@ -163,6 +170,6 @@ def test_the_leaderboard_reads_the_submissions_in_one_query_whatever_their_numbe
                 statements.clear()
                 rows = leaderboard(session, **query)
                 assert any(row["model"] == "queries/m" for row in rows)
-                assert len(statements) == 2, (query, statements)
+                assert len(statements) == 3, (query, statements)
     finally:
         event.remove(hub.app.state.engine, "before_cursor_execute", count)

@@ -41,8 +41,8 @@ def test_the_migrations_make_the_models_tables(pg_hub: Hub) -> None:
 
 def test_a_run_is_ranked_and_its_nonce_not_replayed(pg_hub: Hub) -> None:
     with pg_hub.client(pg_hub.token("pg-user")) as client:
-        nonce = fresh_nonce(client)
-        payload = make_payload(client, nonce=nonce, model="pg/model")
+        nonce = fresh_nonce(client, "pg/model")
+        payload = make_payload(client, nonce=nonce)
         accepted = client.post("/api/submissions", json=payload)
         again = client.post("/api/submissions", json=payload)
         replay = client.post("/api/submissions", json=make_payload(client, nonce=nonce))

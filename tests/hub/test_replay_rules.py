@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from pytest_req2rank.hub import HubConfig
 from pytest_req2rank.hub._replay import (
-    generation_arguments,
-    replay_arguments,
+    ReplayRefused,
     replay_environment,
+    replay_options,
     selectable,
     selection,
     why_not_replayable,
@@ -20,18 +21,25 @@ from pytest_req2rank.hub._reverify import Replay, Reverification, _compare_sampl
 RUN = {"id": "r", "seed": 3, "model": "acme/coder", "suite": "dynamic", "judges": ["r2r/static"],
        "settings": {"rounds": 4, "complexity": ["C2"], "max_tokens": 512, "temperature": 0.2,
                     "samples_per_task": 2, "api_base": "http://cheater.example", "judges": None}}
+CONFIG = HubConfig(database_url="sqlite://")
 
 
 def test_the_replay_plans_the_runs_requirements_and_asks_as_the_run_did() -> None:
-    assert why_not_replayable(RUN) is None
-    arguments = replay_arguments(RUN, "acme/coder", Path("out.json"))
+    assert why_not_replayable(RUN, CONFIG) is None
+    answers = replay_options(RUN, "acme/coder", Path("out.json"), CONFIG)
     assert {"--r2r-model=acme/coder", "--r2r-suite=dynamic", "--r2r-seed=3", "--r2r-rounds=4",
-            "--r2r-complexity=C2"} <= set(arguments)
-    assert generation_arguments(RUN) == ["--r2r-max-tokens=512", "--r2r-temperature=0.2",
-                                         "--r2r-samples-per-task=2"]
-    assert not any("cheater" in argument for argument in [*arguments, *generation_arguments(RUN)])
+            "--r2r-complexity=C2"} <= set(answers.arguments)
+    asked = replay_options(RUN, "acme/coder", Path("out.json"), CONFIG, ask_model=True)
+    assert set(asked.arguments) - set(answers.arguments) == {
+        "--r2r-max-tokens=512", "--r2r-temperature=0.2", "--r2r-samples-per-task=2"}
+    assert asked.clamped == [] and asked.settings.max_tokens == 512
+    assert not any("cheater" in argument for argument in asked.arguments)
     reasoning = {**RUN, "settings": {**RUN["settings"], "reasoning_effort": "high"}}
-    assert "--r2r-reasoning-effort=high" in generation_arguments(reasoning)
+    effort = replay_options(reasoning, "acme/coder", Path("out.json"), CONFIG, ask_model=True)
+    assert "--r2r-reasoning-effort=high" in effort.arguments
+    assert effort.settings.reasoning_effort == "high"
+    assert not any("reasoning" in argument for argument in
+                   replay_options(reasoning, "acme/coder", Path("out.json"), CONFIG).arguments)
 
 
 @pytest.mark.parametrize(("settings", "suite", "why"), [
@@ -39,10 +47,39 @@ def test_the_replay_plans_the_runs_requirements_and_asks_as_the_run_did() -> Non
     ({"templates": "mine/"}, "dynamic", "template directory"),
     ({"nversion": 5}, "dynamic", "N-version"),
     ({}, "jsonl:my.jsonl", "suite file of its own"),
+    ({}, "mbpp", "suite 'mbpp', which the hub does not have"),
+    ({"rounds": 3000}, "dynamic", "3000 rounds are more than the 1000 this hub replays"),
+    ({"samples_per_task": 200}, "humaneval", "200 samples per task are more than the 20"),
 ])
 def test_runs_the_seed_cannot_plan_again_are_named(settings: dict, suite: str, why: str) -> None:
-    reason = why_not_replayable({**RUN, "suite": suite, "settings": settings})
+    reason = why_not_replayable({**RUN, "suite": suite, "settings": settings}, CONFIG)
     assert isinstance(reason, str) and why in reason
+
+
+def test_the_hubs_limits_lower_what_a_run_asks_of_the_model() -> None:
+    run = {**RUN, "settings": {**RUN["settings"], "max_tokens": 2_000_000_000,
+                               "temperature": 2.0, "sandbox_timeout_ms": 3_600_000}}
+    asked = replay_options(run, "acme/coder", Path("out.json"), CONFIG, ask_model=True)
+    assert {"--r2r-max-tokens=32768", "--r2r-temperature=1",
+            "--r2r-sandbox-timeout-ms=30000"} <= set(asked.arguments)
+    assert asked.clamped == [
+        "sandbox_timeout_ms 3.6e+06 -> 30000 (R2R_HUB_REPLAY_MAX_SANDBOX_TIMEOUT_MS)",
+        "max_tokens 2e+09 -> 32768 (R2R_HUB_REPLAY_MAX_TOKENS)",
+        "temperature 2 -> 1 (R2R_HUB_REPLAY_MAX_TEMPERATURE)"]
+
+
+@pytest.mark.parametrize(("settings", "why"), [
+    ({"weights": {"functionality": "heavy"}}, "settings.weights: "),
+    ({"weights": ["functionality", 30]}, "settings.weights: "),
+    ({"weights": {"charm": 1.0}}, "--r2r-weights: "),
+    ({"rounds": "many"}, "settings.rounds: 'many' is not a number"),
+    ({"complexity": ["C9"]}, "--r2r-complexity: unknown complexity 'C9'"),
+    ({"temperature": -1}, "--r2r-temperature: "),
+])
+def test_settings_the_engine_refuses_are_the_submissions_making(settings: dict, why: str) -> None:
+    with pytest.raises(ReplayRefused, match="^" + re.escape(why)):
+        replay_options({**RUN, "settings": settings}, "acme/coder", Path("out.json"), CONFIG,
+                       ask_model=True)
 
 
 def test_the_replay_keeps_the_hubs_model_access_and_drops_run_settings() -> None:
@@ -83,25 +120,39 @@ def test_the_sample_is_judged_on_its_means_within_the_hubs_tolerances() -> None:
     assert _compare_sample(rows, config, static=False)[0] == "verified"
 
 
-@pytest.mark.parametrize(("answers", "model", "verdict"), [
-    ("verified", "verified", "verified"),
-    ("verified", "disputed", "disputed"),
-    ("disputed", "unverifiable", "disputed"),
-    ("verified", "unverifiable", "unverifiable"),
+@pytest.mark.parametrize(("answers", "model", "verdict", "retry"), [
+    (Replay("answers", "verified", []), Replay("model", "verified", []), "verified", False),
+    (Replay("answers", "verified", []), Replay("model", "disputed", []), "disputed", False),
+    (Replay("answers", "disputed", []), Replay("model", "unverifiable", [], retry=True),
+     "disputed", False),
+    (Replay("answers", "verified", []), Replay("model", "unverifiable", []), "unverifiable",
+     False),
+    (Replay("answers", "verified", []), Replay("model", "unverifiable", [], retry=True),
+     "unverifiable", True),
+    (Replay("answers", "unverifiable", []), Replay("model", "unverifiable", [], retry=True),
+     "unverifiable", False),
 ])
-def test_both_replays_must_match_for_a_verified_run(answers: str, model: str, verdict: str) -> None:
-    outcome = Reverification(Replay("answers", answers, []), Replay("model", model, []))  # type: ignore[arg-type]
-    assert outcome.status == verdict
+def test_both_replays_must_match_for_a_verified_run(answers: Replay, model: Replay, verdict: str,
+                                                     retry: bool) -> None:
+    outcome = Reverification(answers, model)
+    assert (outcome.status, outcome.retry) == (verdict, retry)
 
 
-@pytest.mark.parametrize(("model", "allowed", "why"), [
-    ("r2r/samples:/etc/passwd", "*", "answered from a samples file"),
-    ("openai/gpt-4o", "anthropic/*,fake/*", "this hub does not call openai/gpt-4o"),
+@pytest.mark.parametrize(("model", "config", "why"), [
+    ("r2r/samples:/etc/passwd", {}, "'r2r/samples:/etc/passwd': names a file; the hub never reads a path"),
+    (" r2r/samples:../x", {}, "U+0020 SPACE at position 0"),
+    ("oobabooga/http://127.0.0.1:9/v1", {"reverify_providers": "hosted,oobabooga"},
+     ": carries a URL"),
+    ("openai/gpt-4o", {"reverify_models": "anthropic/*,fake/*"},
+     "this hub does not call openai/gpt-4o (its R2R_HUB_REVERIFY_MODELS: anthropic/*,fake/*)"),
+    ("ollama/llama3", {}, ("this hub does not call ollama models (its R2R_HUB_REVERIFY_PROVIDERS: "
+     "hosted)")),
+    ("mistral/codestral-latest", {"reverify_providers": "openai"},
+     "this hub does not call mistral models"),
 ])
-def test_models_the_hub_does_not_ask_are_unverifiable(model: str, allowed: str, why: str,
+def test_models_the_hub_does_not_ask_are_unverifiable(model: str, config: dict, why: str,
                                                       tmp_path: Path) -> None:
     document = {"run": {**RUN, "model": model, "suite": "jsonl:x.jsonl"}, "items": []}
-    outcome = reverify(document, HubConfig(database_url="sqlite://", reverify_models=allowed),
-                       workdir=tmp_path)
+    outcome = reverify(document, HubConfig(database_url="sqlite://", **config), workdir=tmp_path)
     assert outcome.model.status == "unverifiable" and why in outcome.model.reasons[0]
-    assert outcome.status == "unverifiable"
+    assert (outcome.status, outcome.retry) == ("unverifiable", False)

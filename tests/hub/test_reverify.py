@@ -12,15 +12,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hub_server import Hub, fresh_nonce, make_items, make_payload, running_hub
+from hub_server import Hub, chained, fresh_nonce, make_items, make_payload, running_hub
 
-from pytest_req2rank.evidence import chain_for
+from pytest_req2rank.draws import nonce_seed
 from pytest_req2rank.hub.cli import main
 from pytest_req2rank.report import ResultsDocument, build_summary
+from pytest_req2rank.settings import Settings
 
 pytestmark = pytest.mark.slow  # benchmark runs, then replays of them
 
-RUN = ["-p", "no:cacheprovider", "--r2r-rounds=6", "--r2r-seed=11", "--r2r-json=results.json"]
+RUN = ["-p", "no:cacheprovider", "--r2r-rounds=6", "--r2r-json=results.json"]
+
+
+def _declared_nonce(client: Any, model: str) -> dict[str, Any]:
+    """A nonce fetched for a run of ``model`` with :data:`RUN`'s settings, as a modified
+    client would fetch it for a run it then makes (or forges) itself."""
+    return fresh_nonce(client, model, settings=Settings(rounds=6).model_dump(
+        mode="json", by_alias=True))
+
+
+def _offline(pytester: pytest.Pytester, nonce: dict[str, Any], *args: str) -> ResultsDocument:
+    """A run seeded by ``nonce`` (as the plugin seeds a submitted one), not submitted."""
+    result = pytester.runpytest(*RUN, f"--r2r-seed={nonce_seed(nonce['nonce'])}", *args)
+    assert result.ret in (0, 1), result.stdout.str()
+    return _results(pytester)
 
 
 def _submitted(result: pytest.RunResult) -> int:
@@ -37,7 +52,7 @@ def _results(pytester: pytest.Pytester) -> ResultsDocument:
 def _forge(client: Any, document: ResultsDocument, items: list[Any], nonce: dict[str, Any],
            run_id: str, *, model: str | None = None) -> int:
     """Submit ``items`` as run ``run_id`` (of ``model``) with a consistent chain and
-    aggregates, under a nonce issued before the genuine run."""
+    aggregates, under ``nonce`` (the one that seeded the run)."""
     run = document.run.model_copy(update={"id": run_id})
     if model:
         items = [item.model_copy(update={"model": model}) for item in items]
@@ -46,9 +61,8 @@ def _forge(client: Any, document: ResultsDocument, items: list[Any], nonce: dict
         "items": items, "run": run,
         "summary": build_summary(items, planned=len(items), wall_time_s=document.summary.wall_time_s,
                                  seed=document.run.seed)})
-    reply = client.post("/api/submissions", json={
-        "nonce": nonce["nonce"], "results": forged.model_dump(mode="json"),
-        "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], items)})
+    reply = client.post("/api/submissions", json=chained(nonce, forged.model_dump(mode="json"),
+                                                        items))
     assert reply.status_code == 201 and reply.json()["status"] == "accepted", reply.text
     return int(reply.json()["id"])
 
@@ -60,14 +74,14 @@ def _reverify(hub: Hub, *arguments: str) -> int:
 def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
         pytester: pytest.Pytester, hub: Hub, user: str, capsys: pytest.CaptureFixture[str]) -> None:
     with hub.client(user) as client:
-        nonce_for_later = fresh_nonce(client)  # issued before the run: the forgery's
         genuine = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
                                                 f"--r2r-hub-token={user}", *RUN))
-        document = _results(pytester)
+        forging = _declared_nonce(client, "r2r/reference")  # a modified client's run
+        document = _offline(pytester, forging)
         items = list(document.items)
         items[1] = items[1].model_copy(update={"score": round((items[1].score or 0) - 6, 1)})
         dropped = items.pop()  # the forger also leaves out an item (its own check below)
-        forged = _forge(client, document, items, nonce_for_later, "forged-run")
+        forged = _forge(client, document, items, forging, "forged-run")
         capsys.readouterr()
 
         assert _reverify(hub, str(genuine)) == 0
@@ -92,16 +106,17 @@ def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
         assert {row["id"]: row["status"] for row in rows if row["id"] in statuses} == statuses
 
 
-def _fake_script(document: ResultsDocument, path: Path) -> Path:
-    """``fake/coder`` answers the first half of the run's requirements as the reference model
-    did and the rest with code that fails; ``fake/silent`` is not in the script."""
+def _fake_script(documents: list[ResultsDocument], path: Path) -> Path:
+    """``fake/coder`` answers the first half of each run's requirements as the reference
+    model did and the rest with code that fails; ``fake/silent`` is not in the script."""
     rules = []
-    for index, item in enumerate(document.items):
-        answer = item.response if index < len(document.items) // 2 else \
-            "```python\n" + "\n".join(f"def {name}(*args, **kwargs):\n    return None\n"
-                                      for name in _functions(item.response or "")) + "```"
-        rules.append({"match": "^" + re.escape((item.prompt or "")[:400]),
-                      "responses": [{"text": answer}]})
+    for document in documents:
+        for index, item in enumerate(document.items):
+            answer = item.response if index < len(document.items) // 2 else \
+                "```python\n" + "\n".join(f"def {name}(*args, **kwargs):\n    return None\n"
+                                          for name in _functions(item.response or "")) + "```"
+            rules.append({"match": "^" + re.escape((item.prompt or "")[:400]),
+                          "responses": [{"text": answer}]})
     path.write_text(json.dumps({"models": {"coder": rules}}), encoding="utf-8")
     return path
 
@@ -114,18 +129,19 @@ def test_the_hub_asks_the_model_again_and_disputes_a_relabelled_run(
         pytester: pytest.Pytester, hub: Hub, user: str, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     with hub.client(user) as client:
-        relabel_nonce = fresh_nonce(client)
         reference = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
                                                   f"--r2r-hub-token={user}", *RUN))
-        strong = _results(pytester)
+        # Two runs of fake/coder's, as a modified client makes them: the nonce fetched for
+        # fake/coder, the run made with the seed it draws. The first is fake/coder's own; the
+        # second the reference model's (every item passing), relabelled as fake/coder's.
+        own_nonce, relabel_nonce = (_declared_nonce(client, "fake/coder") for _ in range(2))
+        strong = [_offline(pytester, nonce) for nonce in (own_nonce, relabel_nonce)]
         monkeypatch.setenv("R2R_FAKE_SCRIPT", str(_fake_script(strong, pytester.path / "fake.json")))
-        genuine = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}", f"--r2r-hub-token={user}",
-                                                "--r2r-model=fake/coder", *RUN))
-        weak = _results(pytester)
+        weak = _offline(pytester, own_nonce, "--r2r-model=fake/coder")
         assert 0 < sum(item.pass_ratio for item in weak.items) < len(weak.items)
-        # The reference model's run (every item passing), relabelled as fake/coder's.
-        relabelled = _forge(client, strong, list(strong.items), relabel_nonce, "relabelled-run",
-                            model="fake/coder")
+        genuine = _forge(client, weak, list(weak.items), own_nonce, weak.run.id)  # as it ran
+        relabelled = _forge(client, strong[1], list(strong[1].items), relabel_nonce,
+                            "relabelled-run", model="fake/coder")
         capsys.readouterr()
 
         # The hub's environment serves fake/coder (its R2R_FAKE_SCRIPT), as a key would.
@@ -150,11 +166,13 @@ def test_the_hub_asks_the_model_again_and_disputes_a_relabelled_run(
         out = capsys.readouterr().out
         assert f"submission {genuine}: unverifiable (answers verified, 6 items; model " \
                "unverifiable, 0 items)" in out
-        assert "no answer of fake/coder to compare (6 failed; first: " in out
+        assert "no answer of fake/coder to compare: its 6 calls failed on the hub " \
+               "(6 api_error)" in out
+        assert "the replay failed on the hub; it is tried again after " in out
         assert client.get(f"/api/submissions/{genuine}").json()["status"] == "verified"
 
 
-def test_a_run_the_hub_cannot_replay_keeps_its_status_with_the_reason(
+def test_a_run_whose_model_the_hub_does_not_call_leaves_the_ranking_with_the_reason(
         pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("R2R_HUB_REVERIFY_MODELS", "acme/*")  # read by `req2rank-hub reverify`
@@ -170,7 +188,13 @@ def test_a_run_the_hub_cannot_replay_keeps_its_status_with_the_reason(
             assert "this hub does not call r2r/reference (its R2R_HUB_REVERIFY_MODELS: acme/*)" \
                 in out
             details = client.get(f"/api/submissions/{submission}").json()
-            assert details["status"] == "accepted" and details["history"][-1]["actor"] == "reverify"
+            assert details["status"] == "unverified"
+            assert details["history"][-1]["actor"] == "reverify"
+            assert submission not in [row["latest_submission"] for row in
+                                      client.get("/api/leaderboard").json()["rows"]]
+            unverified = client.get("/api/leaderboard/unverified").json()["rows"]
+            assert [row["id"] for row in unverified] == [submission]
+            assert "this hub does not call r2r/reference" in unverified[0]["why"]
             assert _reverify(hub, "--pending") == 0
             assert "no submission waits for re-verification" in capsys.readouterr().out
 
@@ -192,7 +216,7 @@ def test_serve_re_verifies_new_submissions_on_a_schedule(pytester: pytest.Pytest
 
 def test_a_run_the_hubs_checks_flagged_is_ranked_once_verified_but_not_a_reported_one(
         pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with running_hub(tmp_path / "hub") as hub:
+    with running_hub(tmp_path / "hub", reports_to_hold=1) as hub:  # one report holds a run
         user, reporter = hub.token("alice"), hub.token("reporter")
         with hub.client(user) as client:
             for _ in range(3):  # the model's history: scores near 42

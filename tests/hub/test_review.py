@@ -1,9 +1,11 @@
 """What the hub holds back and how it ranks: statistics flags, users' reports and their
-resolution by an admin, the leaderboard's strategies and filters."""
+resolution by an admin, the leaderboard's pooled ranking and filters."""
 
 from __future__ import annotations
 
 from hub_server import Hub, fresh_nonce, make_items, make_payload, refused
+
+from pytest_req2rank.scoring import Interval, pooled_interval
 
 
 def test_statistics_that_honest_runs_rarely_produce_are_flagged_not_ranked(
@@ -39,25 +41,30 @@ def test_flags_need_a_sign_in_and_an_admin_resolves_them(hub: Hub, user: str) ->
     with hub.client() as anonymous:
         refused(anonymous.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "odd"}),
                  401, "unauthenticated")
-    reporter = hub.token("reporter")
-    with hub.client(reporter) as client:
-        flag = client.post(f"/api/submissions/{reply['id']}/flags",
-                           json={"reason": "scores look copied"})
-        assert flag.status_code == 201 and flag.json()["status"] == "flagged"
-        rows = client.get("/api/leaderboard").json()["rows"]
-        assert all(row["model"] != "acme/flagme" for row in rows)
-        refused(client.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
-                             json={"action": "dismiss"}), 403, "not_admin")
+    flags = []
+    for n in range(hub.config.reports_to_hold):  # 3 users' reports: out of the ranking
+        with hub.client(hub.token(f"reporter{n}")) as client:
+            flag = client.post(f"/api/submissions/{reply['id']}/flags",
+                               json={"reason": "scores look copied"})
+            assert flag.status_code == 201, flag.text
+            flags.append(flag.json())
+            rows = client.get("/api/leaderboard").json()["rows"]
+            ranked = any(row["model"] == "acme/flagme" for row in rows)
+            assert ranked == (n + 1 < hub.config.reports_to_hold)
+    assert [flag["status"] for flag in flags] == ["accepted", "accepted", "flagged"]
+    assert flags[-1]["open_reports"] == 3
+    with hub.client(hub.token("reporter0")) as client:
+        refused(client.post(f"/api/admin/flags/{flags[0]['id']}/resolve",
+                            json={"action": "dismiss"}), 403, "not_admin")
     with hub.client(hub.token("admin", admin=True)) as admin:
-        resolved = admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+        resolved = admin.post(f"/api/admin/flags/{flags[0]['id']}/resolve",
                               json={"action": "dismiss", "note": "checked the evidence"}).json()
         assert resolved["status"] == "accepted"
         assert [h["status"] for h in resolved["history"]] == ["accepted", "flagged", "accepted"]
         assert resolved["history"][-1]["actor"] == "admin"
-        refused(admin.post(f"/api/admin/flags/{flag.json()['id']}/resolve",
+        refused(admin.post(f"/api/admin/flags/{flags[0]['id']}/resolve",
                             json={"action": "uphold"}), 409, "already_resolved")
-        second = admin.post(f"/api/submissions/{reply['id']}/flags", json={"reason": "again"})
-        upheld = admin.post(f"/api/admin/flags/{second.json()['id']}/resolve",
+        upheld = admin.post(f"/api/admin/flags/{flags[1]['id']}/resolve",
                             json={"action": "uphold", "note": "copied"}).json()
         assert upheld["status"] == "removed"
 
@@ -74,17 +81,29 @@ def test_an_admin_can_rank_a_flagged_submission(hub: Hub, user: str) -> None:
     assert any(row["model"] == "acme/genius" for row in rows)
 
 
-def test_the_leaderboard_ranks_by_the_strategy_asked_for(hub: Hub, user: str) -> None:
+def test_the_leaderboard_ranks_by_the_pool_of_the_verified_runs(hub: Hub, user: str) -> None:
+    """Both verified runs pooled (a model's best run is shown, never ranked on), the
+    accepted one pending, not pooled; the former strategies are refused by name."""
     with hub.client(user) as client:
-        for scores in ([50.0, 55.0, 60.0, 50.0, 55.0, 60.0], [70.0, 75.0, 80.0, 70.0, 75.0, 80.0]):
-            client.post("/api/submissions", json=make_payload(
-                client, items=make_items(scores=scores), model="acme/strategy"))
-        rows = {name: next(r for r in client.get(f"/api/leaderboard?strategy={name}").json()["rows"]
-                           if r["model"] == "acme/strategy") for name in ("best", "mean", "latest")}
-        bad = client.get("/api/leaderboard?strategy=worst")
-    assert rows["best"]["score"] == rows["latest"]["score"] == 75.0
-    assert rows["mean"]["score"] == 65.0 and rows["mean"]["count"] == 2
-    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_request"
+        replies = [client.post("/api/submissions", json=make_payload(
+            client, items=make_items(scores=scores), model="acme/strategy")).json()
+            for scores in ([50.0, 55.0, 60.0] * 2, [70.0, 75.0, 80.0] * 2, [95.0, 90.0] * 3)]
+        hub.verified(replies[0]["id"], replies[1]["id"])
+        row = next(r for r in client.get("/api/leaderboard").json()["rows"]
+                   if r["model"] == "acme/strategy")
+        pooled = client.get("/api/leaderboard?strategy=pooled").json()
+        former = [client.get(f"/api/leaderboard?strategy={name}") for name in ("best", "mean")]
+    intervals = [Interval(reply["overall"], *reply["ci95"]) for reply in replies[:2]]
+    expected = pooled_interval(intervals)
+    assert row["score"] == round(expected.estimate, 2) and 55.0 < row["score"] < 75.0
+    assert row["ci_low"] == round(expected.low, 2) and row["ci_high"] == round(expected.high, 2)
+    assert row["best"] == 75.0 and row["latest"] == 75.0 and row["count"] == 2
+    assert row["pending"] == 1 and row["rank"] is not None
+    assert pooled["strategy"] == "pooled" and any(r["model"] == "acme/strategy"
+                                                  for r in pooled["rows"])
+    for answer in former:
+        assert answer.status_code == 422 and answer.json()["error"]["code"] == "invalid_request"
+        assert "pooled" in answer.json()["error"]["message"]
 
 
 def test_the_leaderboard_filters_by_complexity(hub: Hub, user: str) -> None:
@@ -102,18 +121,17 @@ def test_the_leaderboard_filters_by_complexity(hub: Hub, user: str) -> None:
 
 
 def test_a_run_missing_planned_items_is_flagged(hub: Hub, user: str) -> None:
-    from hub_server import make_document
+    from hub_server import chained, make_document
 
-    from pytest_req2rank.evidence import chain_for
+    from pytest_req2rank.draws import nonce_seed
     from pytest_req2rank.report import build_summary
 
     with hub.client(user) as client:
         nonce = fresh_nonce(client)
         items = make_items()
-        document = make_document(items, run_id="run-partial")
+        document = make_document(items, run_id="run-partial", seed=nonce_seed(nonce["nonce"]))
         document = document.model_copy(update={"summary": build_summary(
             items, planned=len(items) + 4, wall_time_s=1.0, seed=document.run.seed)})
-        reply = client.post("/api/submissions", json={
-            "nonce": nonce["nonce"], "results": document.model_dump(mode="json"),
-            "evidence": chain_for(nonce["nonce"], "run-partial", nonce["issued_at"], items)}).json()
+        reply = client.post("/api/submissions", json=chained(
+            nonce, document.model_dump(mode="json"), items)).json()
     assert reply["status"] == "flagged" and "4 of 10 planned items have no result" in reply["flags"]

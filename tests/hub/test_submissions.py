@@ -1,5 +1,5 @@
-"""The hub over real HTTP: a consistent run is accepted and ranked; each forgery is refused
-by the check meant for it, with a reason that names what is wrong."""
+"""The hub over real HTTP: a consistent run is accepted (and ranked once verified); each forgery
+is refused by the check meant for it, with a reason that names what is wrong."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import copy
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hub_server import Hub, fresh_nonce, make_items, make_payload, refused
+from hub_server import Hub, fresh_nonce, make_items, make_payload, rechain, refused
 
 from pytest_req2rank.evidence import entry_hash
-from pytest_req2rank.hub import verify_receipt
+from pytest_req2rank.hub import submission_digest, verify_receipt
 
 
 def test_a_consistent_run_is_accepted_ranked_and_receipted(hub: Hub, user: str) -> None:
@@ -28,9 +28,14 @@ def test_a_consistent_run_is_accepted_ranked_and_receipted(hub: Hub, user: str) 
         assert not verify_receipt(forged, key["public_key"])
         assert reply["receipt"]["head"] == payload["evidence"][-1]["hash"]
 
+        assert reply["receipt"]["submission_sha256"] == submission_digest(payload)
         board = client.get("/api/leaderboard").json()["rows"]
         row = next(row for row in board if row["model"] == "acme/ranked")
-        assert row["count"] == 1 and row["best"] == reply["overall"]
+        assert row["pending"] == 1 and row["count"] == 0 and row["rank"] is None
+        hub.verified(reply["id"])  # as a re-verification that matched
+        board = client.get("/api/leaderboard").json()["rows"]
+        row = next(row for row in board if row["model"] == "acme/ranked")
+        assert row["count"] == 1 and row["best"] == row["score"] == reply["overall"]
         assert row["ci_width"] == pytest.approx(reply["ci95"][1] - reply["ci95"][0], abs=0.01)
         details = client.get(f"/api/submissions/{reply['id']}").json()
         assert [h["status"] for h in details["history"]] == ["accepted"]
@@ -99,7 +104,10 @@ def test_a_tampered_aggregate_is_refused(hub: Hub, user: str, field: str, edit) 
     with hub.client(user) as client:
         payload = make_payload(client)
         edit(payload["results"]["summary"])
-        message = refused(client.post("/api/submissions", json=payload), 422, "score_mismatch")
+        edited = refused(client.post("/api/submissions", json=payload), 422, "evidence_mismatch")
+        assert "the run entry does not match the summary" in edited
+        message = refused(client.post("/api/submissions", json=rechain(payload)), 422,
+                          "score_mismatch")  # as a modified client chains it
     assert message.startswith(field) and "the items give" in message
 
 
@@ -188,19 +196,21 @@ def test_impossible_stage_durations_are_refused(hub: Hub, user: str) -> None:
     assert "do not fit its timestamps" in message
 
 
-def test_more_work_than_the_wall_time_allows_is_refused(hub: Hub, user: str) -> None:
-    """Items that each say they took long, all inside a short run with little parallelism."""
+def test_more_sandbox_work_than_the_wall_time_allows_is_refused(hub: Hub, user: str) -> None:
+    """Items that each say their code ran long, all inside a short run: a worker's sandbox
+    executions take turns, whatever the run's concurrency."""
     with hub.client(user) as client:
         start = datetime.now(UTC) - timedelta(seconds=100)
         items = [item.model_copy(update={
-            "timings": item.timings.model_copy(update={"total_s": 30.0, "generation_s": 29.0}),
+            "timings": item.timings.model_copy(update={"total_s": 30.0, "execution_s": 29.0}),
             "started_at": (start + timedelta(seconds=5 * n)).isoformat(timespec="milliseconds"),
             "finished_at": (start + timedelta(seconds=5 * n + 31)).isoformat(
                 timespec="milliseconds"),
         }) for n, item in enumerate(make_items())]
         message = refused(client.post("/api/submissions", json=make_payload(client, items=items)),
                            422, "timeline")
-    assert "does not fit" in message and "2 calls in flight" in message
+    assert "worker main's sandbox executions took 174.0 s in a run of 4 s" in message
+    assert "take turns" in message
 
 
 @pytest.mark.parametrize("isolation", ["namespaces", "rlimits", None])

@@ -1,7 +1,9 @@
-"""The hub under load on SQLite and on PostgreSQL: 200 submissions from 20 clients each.
+"""The hub under load on SQLite and on PostgreSQL: 200 submissions from 20 clients each; and
+one big run submitted and re-verified.
 
 Not collected by pytest. Run: ``python tests/perf/bench_hub.py [--clients 20] [--submissions
-200] [--items 20] [--reads 1] [--no-postgres]``. For each database it starts a real hub in
+200] [--items 20] [--reads 1] [--no-postgres]``, or ``--big-run 5000 [--sample 10]`` for the
+big run (see :func:`big_run`). For each database it starts a real hub in
 a process of its own (``req2rank-hub serve`` on 127.0.0.1, a free port; so the clients'
 threads do not share its interpreter): SQLite in a temporary directory (the baseline), then
 a PostgreSQL server started here from Debian's binaries (as ``nobody`` when run as root,
@@ -19,6 +21,11 @@ anything but 201. Wall times only; the clients stay on the loopback interface.
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -26,7 +33,9 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the hub's helpers
 
@@ -145,6 +154,180 @@ def report(name: str, measured: Load, submissions: int) -> list[str]:
     return problems
 
 
+JUDGES = ("judge-a", "judge-b", "judge-c")
+DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")
+RATIONALE = ("The implementation covers the behaviour the requirement states and the edge cases "
+             "it names; names are clear, errors are raised where the requirement says, and the "
+             "structure would be easy to extend. Minor: one helper has no docstring, and a "
+             "loop could be a comprehension.")
+
+
+def _judge_script(base: float) -> list[dict[str, Any]]:
+    """A scripted LLM judge of the fake provider: scores around ``base``, a rationale as
+    long as a real judge's, token counts."""
+    return [{"responses": [{
+        "text": json.dumps({"scores": {name: base + 3 * i - 6 + (n % 5) for i, name in
+                                       enumerate(DIMENSIONS)}, "rationale": RATIONALE}),
+        "usage": {"prompt_tokens": 1800, "completion_tokens": 140}} for n in range(9)]}]
+
+
+def real_shape(directory: Path, seed: int, rounds: int = 8) -> dict[str, Any]:
+    """A real offline run (its results document): ``rounds`` requirements the seed draws,
+    answered by ``r2r/reference``, graded in the sandbox, judged by three scripted LLM
+    judges of the fake provider. The big run's items copy its items' shape."""
+    from pytest_req2rank.providers.fake import write_fake_script
+
+    benchmark = Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py"
+    directory.mkdir(parents=True)
+    (directory / "test_benchmark.py").write_text(benchmark.read_text())
+    fake = write_fake_script(directory / "script.json", {"models": {
+        name: _judge_script(base) for name, base in zip(JUDGES, (78.0, 84.0, 71.0), strict=True)}})
+    env = {**{key: value for key, value in os.environ.items()
+              if not key.startswith(("R2R_", "PYTEST_"))}, **fake}
+    judges = ",".join(f"fake/{name}" for name in JUDGES)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir",
+         str(directory), "test_benchmark.py", f"--r2r-rounds={rounds}", f"--r2r-seed={seed}",
+         f"--r2r-judges={judges}", "--r2r-json=shape.json"],
+        cwd=directory, env=env, capture_output=True, text=True, timeout=900, check=False)
+    if done.returncode:
+        raise RuntimeError(f"the shape run failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return json.loads((directory / "shape.json").read_text())  # type: ignore[no-any-return]
+
+
+def big_items(shape: dict[str, Any], count: int, seed: int, start: datetime, end: datetime
+              ) -> list[dict[str, Any]]:
+    """``count`` items of a dynamic run of ``seed``: each a requirement the seed draws, with
+    the prompt the plugin builds, answered with the requirement's reference files (as
+    ``r2r/reference`` answers, so grading them again gives what they claim: every probe
+    passed), and the rest copied from a real item's shape: the probes' outcome records,
+    three judges' verdicts, the panel, usage and timings. Spread from ``start`` to ``end``
+    over two workers."""
+    from pytest_req2rank.execution._prompts import requirement_messages
+    from pytest_req2rank.generation import RequirementSpec, build_requirement, load_templates
+    from pytest_req2rank.models import COMPLEXITIES
+    from pytest_req2rank.suites import DynamicOptions, load_suite
+
+    templates = {template.id: template for template in load_templates(None)}
+    tasks = list(load_suite("dynamic", seed=seed, dynamic=DynamicOptions(rounds=count)))
+    step = (end - start) / count
+    items = []
+    for number, task in enumerate(tasks):
+        real = shape["items"][number % len(shape["items"])]
+        spec = RequirementSpec.model_validate(task.spec)
+        requirement = build_requirement(spec, templates)
+        brief = requirement.brief()
+        outcome = real["tests"][0]
+        begin = start + step * number
+        timings = real["timings"]
+        finish = begin + timedelta(seconds=timings["total_s"])
+        items.append({
+            **real, "item_id": task.item_id, "task_id": task.task_id,
+            "prompt": requirement_messages(brief)[-1].content, "requirement": brief,
+            "response": json.dumps({"files": [{"path": path, "content": content} for
+                                              path, content in requirement.reference.items()]}),
+            "code": dict(requirement.reference),
+            "tests": [{**outcome, "name": probe.name, "status": "success"}
+                      for probe in requirement.probes],
+            "tests_passed": len(requirement.probes), "tests_total": len(requirement.probes),
+            "pass_ratio": 1.0, "status": "success", "reason": None,
+            "pass_ratio_by_priority": {probe.priority: 1.0 for probe in requirement.probes},
+            "complexity": COMPLEXITIES[requirement.metadata.complexity].code,
+            "cluster": hashlib.sha256(spec.key.encode()).hexdigest()[:16],
+            "worker": f"gw{number % 2}",
+            "started_at": begin.isoformat(timespec="milliseconds"),
+            "finished_at": finish.isoformat(timespec="milliseconds"),
+        })
+    return items
+
+
+def big_payload(shape: dict[str, Any], items: list[dict[str, Any]], nonce: dict[str, Any],
+                start: datetime, end: datetime) -> dict[str, Any]:
+    """The submission a client sends: the results document (the real run's header, this
+    run's id, seed and rounds; the summary built from the items) and its evidence chain."""
+    from pytest_req2rank.evidence import chain_for
+    from pytest_req2rank.models import ItemResult
+    from pytest_req2rank.report import ResultsDocument, RunInfo, build_summary
+
+    results = [ItemResult.model_validate(item) for item in items]
+    header = shape["run"]
+    run_id = f"{start:%Y%m%d-%H%M%S}-big{len(items)}"
+    wall = (end - start).total_seconds()
+    run = RunInfo.model_validate({
+        **header, "id": run_id, "started_at": start.isoformat(timespec="seconds"),
+        "finished_at": end.isoformat(timespec="seconds"),
+        "settings": {**header["settings"], "rounds": len(items)}})
+    document = ResultsDocument(run=run, summary=build_summary(
+        results, planned=len(results), wall_time_s=wall, seed=run.seed), items=results)
+    return {"nonce": nonce["nonce"], "results": document.model_dump(mode="json"),
+            "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], results)}
+
+
+def _peak_rss_mb(pid: int | None) -> float:
+    """The peak resident memory of process ``pid`` so far (Linux /proc), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def big_run(count: int, sample: int, seed: int = 11) -> int:
+    """One run of ``count`` dynamic items with three LLM judges, submitted to
+    ``req2rank-hub serve`` (SQLite) as the client sends it (gzip) and re-verified with
+    ``req2rank-hub reverify --sample``: the answers replay grades the submitted answers
+    again in the hub's sandbox, the model replay asks ``r2r/reference`` (the run's model,
+    offline: no model is stubbed) ``sample`` items again. The run is built, not run (a
+    real 5,000-item run takes hours here): :func:`big_items` from a real 8-item run's
+    shape. Its nonce is dated back an hour in the hub's database, the time the run claims.
+    Prints the document's size, compressed and not, the times to compress, to accept and to
+    re-verify, and the hub's peak memory; exits 1 unless accepted and verified."""
+    from pytest_req2rank.submit import HubClient
+
+    with tempfile.TemporaryDirectory() as directory:
+        base = Path(directory)
+        t0 = time.perf_counter()
+        shape = real_shape(base / "shape", seed)
+        print(f"real shape run: {len(shape['items'])} items in {time.perf_counter() - t0:.0f} s")
+        env = {"R2R_HUB_REVERIFY_MODELS": "r2r/reference",
+               "R2R_HUB_REVERIFY_SAMPLE": str(sample)}
+        with hub_process(base / "hub", env=env) as hub, \
+                HubClient(hub.url, hub.token("big")) as client:
+            nonce = client.nonce()
+            issued = datetime.now(UTC) - timedelta(hours=1)
+            nonce["issued_at"] = issued.isoformat(timespec="milliseconds")
+            hub.sql("UPDATE nonces SET issued_at = :at WHERE value = :value", at=issued,
+                    value=nonce["nonce"])
+            start, end = issued + timedelta(seconds=5), datetime.now(UTC) - timedelta(minutes=5)
+            t0 = time.perf_counter()
+            payload = big_payload(shape, big_items(shape, count, seed, start, end), nonce,
+                                  start, end)
+            built_s = time.perf_counter() - t0
+            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+            t0 = time.perf_counter()
+            squeezed = gzip.compress(text, compresslevel=6)
+            compress_s = time.perf_counter() - t0
+            print(f"{count} items built in {built_s:.0f} s: {len(text) / 1e6:.1f} MB of JSON "
+                  f"({len(text) / count / 1e3:.1f} KB an item), {len(squeezed) / 1e6:.2f} MB "
+                  f"gzip-compressed ({len(text) / len(squeezed):.1f}x, {compress_s:.1f} s)")
+            t0 = time.perf_counter()
+            reply = client.submit(payload)
+            accept_s = time.perf_counter() - t0
+            print(f"submitted: {reply['status']} in {accept_s:.1f} s (compressing, sending, "
+                  f"checking and keeping); hub peak memory {_peak_rss_mb(hub.pid):.0f} MB")
+            t0 = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url",
+                 hub.config.database_url, "reverify", str(reply["id"]), "--sample",
+                 str(sample)], env={**os.environ, **env}, capture_output=True, text=True,
+                check=False)
+            reverify_s = time.perf_counter() - t0
+            print(f"re-verified in {reverify_s:.0f} s: {done.stdout.strip()}")
+            if done.returncode:
+                print(done.stderr[-2000:])
+    accepted = reply["status"] in ("accepted", "flagged")
+    return 0 if accepted and done.returncode == 0 else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=20)
@@ -152,7 +335,14 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=20)
     parser.add_argument("--reads", type=int, default=1, help="Leaderboard reads per submission")
     parser.add_argument("--no-postgres", action="store_true", help="Measure SQLite only")
+    parser.add_argument("--big-run", type=int, metavar="ITEMS",
+                        help="Instead: submit and re-verify one run of ITEMS dynamic items with "
+                        "three LLM judges")
+    parser.add_argument("--sample", type=int, default=10,
+                        help="With --big-run: the items re-verification compares")
     args = parser.parse_args()
+    if args.big_run:
+        return big_run(args.big_run, args.sample)
     per_client = -(-args.submissions // args.clients)
     env = {"R2R_HUB_DAILY_SUBMISSIONS": str(per_client + 1),
            "R2R_HUB_PUBLIC_RATE": "100000/minute"}

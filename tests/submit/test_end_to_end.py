@@ -55,7 +55,7 @@ def test_a_run_submitted_to_the_hub_is_ranked(pytester: pytest.Pytester, hub: Hu
         details = client.get(f"/api/submissions/{submission.group(2)}").json()
     assert any(row["model"] == "r2r/reference" for row in rows)
     assert details["run_id"] == _run_id(output) and details["items"] == 5
-    assert details["evidence_entries"] == 6
+    assert details["evidence_entries"] == 7  # the nonce, 5 items, the run
     kept = submit_run(pytester.path / ".req2rank" / "req2rank.db", details["run_id"])
     assert kept.status == "accepted" and kept.receipt == details["receipt"]
 

@@ -3,6 +3,7 @@ answer GitHub can give while the user has not entered the code yet."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import stat
@@ -17,15 +18,16 @@ import httpx
 import pytest
 import uvicorn
 from fastapi import FastAPI, Header, Request
-from hub_server import Hub, free_port, running_hub
+from fastapi.responses import JSONResponse
+from hub_server import Hub, free_port, fresh_nonce, running_hub
 
 from pytest_req2rank.submit import LoginError, login, stored_token
 from pytest_req2rank.submit._login import DEVICE_GRANT
 
 
 def _github(answers: list[dict[str, Any]]) -> FastAPI:
-    """GitHub's device flow and user API, answering the polls with ``answers`` in turn
-    (the tests fill the list)."""
+    """GitHub's device flow and application token check, answering the polls with
+    ``answers`` in turn (the tests fill the list)."""
     app = FastAPI()
 
     async def form(request: Request) -> dict[str, str]:
@@ -43,11 +45,12 @@ def _github(answers: list[dict[str, Any]]) -> FastAPI:
                                        "grant_type": DEVICE_GRANT}
         return answers.pop(0)
 
-    @app.get("/user")
-    def user(authorization: str = Header()) -> Any:
-        if authorization != "Bearer gho_good":
-            return {"message": "Bad credentials"}
-        return {"login": "octocat"}
+    @app.post("/applications/hub-app/token")
+    async def check_token(request: Request, authorization: str = Header()) -> Any:
+        assert authorization == "Basic " + base64.b64encode(b"hub-app:hub-secret").decode()
+        if (await request.json()).get("access_token") != "gho_good":
+            return JSONResponse({"message": "Not Found"}, status_code=404)
+        return {"app": {"client_id": "hub-app"}, "user": {"login": "octocat", "id": 583231}}
 
     return app
 
@@ -64,6 +67,7 @@ def github_and_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
         time.sleep(0.02)
     github = f"http://127.0.0.1:{port}"
     with running_hub(Path(tmp_path_factory.mktemp("login")), github_client_id="hub-app",
+                     github_client_secret="hub-secret", github_url=github,
                      github_api_url=github) as hub:
         yield github, hub, answers
     server.should_exit = True
@@ -85,7 +89,7 @@ def test_login_waits_for_the_code_and_keeps_a_hub_token(
     assert stored_token(hub.url, tmp_path) == token
     assert stat.S_IMODE((tmp_path / "hub-tokens.json").stat().st_mode) == 0o600
     with hub.client(token) as client:
-        assert client.post("/api/nonces").status_code == 201
+        assert fresh_nonce(client)["nonce"]
     assert f"as octocat; token kept in {tmp_path / 'hub-tokens.json'}" in shown[-1]
 
 
@@ -110,7 +114,8 @@ def test_a_token_github_does_not_know_gets_no_hub_token(
         github_and_hub: tuple[str, Hub, list], tmp_path: Path) -> None:
     github, hub, answers = github_and_hub
     answers[:] = [{"access_token": "gho_forged"}]
-    with pytest.raises(LoginError, match="GitHub did not accept the sign-in token"):
+    with pytest.raises(LoginError, match="GitHub does not know this token as one issued to "
+                       "this hub's app"):
         login(hub.url, device_code_url=f"{github}/login/device/code",
               token_url=f"{github}/login/oauth/access_token", show=lambda _: None,
               sleep=lambda _: None, config_directory=tmp_path)

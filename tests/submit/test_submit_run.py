@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hub_server import Hub, make_items, make_payload
+from hub_server import Hub, make_items, make_payload, rechain
 
 from pytest_req2rank.store import Store
 from pytest_req2rank.submit import HubClient, HubError, SubmitError, submit_run
@@ -44,6 +44,7 @@ def test_a_refused_submission_says_why_and_offers_no_retry(hub: Hub, user: str, 
     with hub.client(user) as client:
         payload = make_payload(client)
     payload["results"]["summary"]["overall_score"] = 99.0
+    payload = rechain(payload)  # a modified client's
     run_id = payload["results"]["run"]["id"]
     _kept(tmp_path / "r.db", run_id, payload, hub.url)
     outcome = submit_run(tmp_path / "r.db", run_id, token=user)
