@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..report import RunSummary, baseline_lines, compare_runs, item_counts, render_summary
+from ..report import (
+    RunSummary,
+    baseline_lines,
+    compare_runs,
+    item_counts,
+    render_summary,
+    scores_by_requirement,
+)
 from ..scoring import EXIT_GATE_FAILED
 from ._command import EXIT_OK, Command, CommandError
 from ._stored_runs import UNFINISHED, StoredRun, load_run, open_history
@@ -132,9 +139,13 @@ def run_compare(args: argparse.Namespace) -> int:
     gate, report = compare_runs(a, b.items, path=str(args.db), max_drop=args.max_drop,
                                 seed=b.run.seed)
     if report is None:
-        raise CommandError(f"runs {a.run.id} and {b.run.id} share no scored requirement: "
-                           f"nothing to compare ({gate.message}); compare runs of one suite "
-                           "and seed (a run with --r2r-baseline reruns its baseline's)")
+        scored = [scores_by_requirement(doc.items) for doc in (a, b)]
+        if scored[0].keys() & scored[1].keys():
+            raise CommandError(f"runs {a.run.id} and {b.run.id}: {gate.message}")
+        raise CommandError(f"runs {a.run.id} ({len(scored[0])} requirements scored) and "
+                           f"{b.run.id} ({len(scored[1])}) share no scored requirement: nothing "
+                           "to compare; compare runs of one suite and seed (a run with "
+                           "--r2r-baseline reruns its baseline's)")
     lines = [f"{role:<9} {doc.run.id} | model {doc.run.model} | suite {doc.run.suite} | seed "
              f"{doc.run.seed} | {stored.status}"
              for role, doc, stored in (("baseline", a, baseline), ("candidate", b, candidate))]

@@ -147,12 +147,12 @@ def submit_run(db_path: Path, run_id: str, hub_url: str | None = None, token: st
     try:
         record = store.submission(run_id)
         if record is None or not record.get("payload"):
-            known = store.run(run_id) is not None
-            raise SubmitError(
-                f"run {run_id} in {db_path} " + ("was not run with --r2r-submit" if known else
-                                                 "does not exist") +
-                ": only a run started with --r2r-submit (its nonce fetched before any model "
-                "call) can be submitted; run it again with --r2r-submit=URL")
+            if store.run(run_id) is None:
+                raise SubmitError(f"no run {run_id!r} in {db_path}; `req2rank runs --db "
+                                  f"{db_path}` lists its runs")
+            raise SubmitError(f"run {run_id} in {db_path} was not run with --r2r-submit (a "
+                              "submitted run fetches the hub's nonce before its first model "
+                              "call); run it again with --r2r-submit=URL")
         if record["status"] in KEPT_STATUSES and not hub_url:
             return SubmissionOutcome(run_id, record["status"], "already submitted",
                                      url=record.get("url"), receipt=record.get("receipt"))

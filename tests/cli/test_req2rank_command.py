@@ -208,8 +208,10 @@ def test_store_and_run_errors_are_one_line(tmp_path: Path,
         f"req2rank show: error: no run 'r-two' in {db} (newest: r-one); `req2rank runs` lists "
         "them, --db PATH picks another store"]
     code, _, err = cli(capsys, "compare", "r-one", "r-one", "--db", db)
-    assert code == 2 and err[0].startswith(
-        "req2rank compare: error: runs r-one and r-one share no scored requirement")
+    said_once = ("req2rank compare: error: runs r-one (0 requirements scored) and r-one (0) "
+                 "share no scored requirement: nothing to compare; compare runs of one suite "
+                 "and seed (a run with --r2r-baseline reruns its baseline's)")
+    assert code == 2 and err == [said_once]
     code, out, _ = cli(capsys, "runs", "--db", db)
     assert code == 0 and out[1].split()[:4] == ["r-one", "2026-01-01", "00:00:00", "unfinished"]
 

@@ -73,10 +73,16 @@ def test_the_hubs_answers_are_retryable_or_not(status: int, body: dict | None, r
 
 def test_a_run_made_without_submit_cannot_be_submitted(tmp_path: Path) -> None:
     _kept(tmp_path / "r.db", "plain-run", None, "")
-    with pytest.raises(SubmitError, match="run plain-run in .* was not run with --r2r-submit"):
+    with pytest.raises(SubmitError) as plain:
         submit_run(tmp_path / "r.db", "plain-run", "http://hub.test", "t")
-    with pytest.raises(SubmitError, match="run other in .* does not exist"):
+    assert str(plain.value) == (
+        f"run plain-run in {tmp_path / 'r.db'} was not run with --r2r-submit (a submitted run "
+        "fetches the hub's nonce before its first model call); run it again with "
+        "--r2r-submit=URL")
+    with pytest.raises(SubmitError) as unknown:
         submit_run(tmp_path / "r.db", "other", "http://hub.test", "t")
+    assert str(unknown.value) == (f"no run 'other' in {tmp_path / 'r.db'}; `req2rank runs --db "
+                                  f"{tmp_path / 'r.db'}` lists its runs")
     with pytest.raises(SubmitError, match="no store at"):
         submit_run(tmp_path / "missing.db", "x", "http://hub.test", "t")
 
