@@ -130,12 +130,19 @@ def test_ctrl_c_cancels_calls_in_flight_and_keeps_what_finished(
     # The first item finishes at once; every other answer would take a minute.
     script(suite, monkeypatch, {n: 60.0 for n in range(1, TASKS)})
     db, output = pytester.path / "store.db", pytester.path / "output.txt"
+    # Python makes SIGINT a Ctrl-C only where it is not ignored, and a session started in the
+    # background (`cmd &` in a script, nohup) hands it down ignored; a handler set here is the
+    # default again in the run's process (exec resets it), as in a terminal.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     with output.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *RUN, "--r2r-concurrency=8", "--r2r-db=store.db",
-             "-p", "no:xdist"],
-            cwd=pytester.path, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "pytest", *RUN, "--r2r-concurrency=8",
+                 "--r2r-db=store.db", "-p", "no:xdist"],
+                cwd=pytester.path, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                stdout=sink, stderr=subprocess.STDOUT)
+        finally:
+            signal.signal(signal.SIGINT, previous)
         deadline = time.monotonic() + 120
         while process.poll() is None and time.monotonic() < deadline:
             if db.exists() and count_rows(db, "items") >= 1:
