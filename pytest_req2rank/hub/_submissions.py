@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -22,7 +22,7 @@ from ._checks import (
     statistical_flags,
 )
 from ._config import HubConfig
-from ._database import aware, now
+from ._database import aware, now, utc_day
 from ._duplicates import check_duplicate, keep_answers
 from ._errors import Refused
 from ._model_policy import check_model_name
@@ -172,17 +172,15 @@ def hold_user(session: Session, user: User) -> None:
 def check_daily_limit(session: Session, user: User, moment: datetime, config: HubConfig) -> None:
     """At most ``daily_submissions`` kept and ``daily_refusals`` refused per user per UTC day,
     by the hub's receive time."""
-    day = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    day, reset = utc_day(moment)
     refused = session.scalar(select(func.count(Refusal.id)).where(
         Refusal.user_id == user.id, Refusal.at >= day)) or 0
     if refused >= config.daily_refusals:
-        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
         raise Refused(429, "refusal_limit", f"{user.name} has had {refused} submissions refused "
                       f"today (UTC); the hub checks no more of theirs until {reset}")
     count = session.scalar(select(func.count(Submission.id)).where(
         Submission.user_id == user.id, Submission.received_at >= day)) or 0
     if count >= config.daily_submissions:
-        reset = (day + timedelta(days=1)).isoformat(timespec="minutes")
         raise Refused(429, "daily_limit", f"{user.name} has submitted {count} runs today (UTC), "
                       f"the most a day; submit again after {reset}")
 
