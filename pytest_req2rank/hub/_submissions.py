@@ -64,7 +64,8 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     evidence = payload.get("evidence")
     if not isinstance(nonce_value, str):
         raise Refused(422, "invalid_payload", "nonce: expected the nonce the run was started with")
-    run_id = data.get("run", {}).get("id") if isinstance(data, dict) else None
+    run = data.get("run") if isinstance(data, dict) else None
+    run_id = run.get("id") if isinstance(run, dict) else None  # the schema check refuses others
     head = evidence[-1].get("hash") if isinstance(evidence, list) and evidence \
         and isinstance(evidence[-1], dict) else None
     earlier = resent(session, user, nonce_value, run_id, head)
