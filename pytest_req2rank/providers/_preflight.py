@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..models import ModelSpec, Usage
 from ._base import (
@@ -29,6 +30,16 @@ from ._retry import RetryPolicy, Sleep
 
 PREFLIGHT_MAX_TOKENS = 5
 """Enough for "ok"; a model that spends them on reasoning still answered."""
+
+
+class _PreflightProvider(LiteLLMProvider):
+    """The adapter sending the preflight's budget as it is: an item's answer gets a reasoning
+    model's thinking budget on top (:meth:`.ModelParameters.budget`), the preflight's
+    "ok" does not need it. No reasoning effort is asked, so no provider's extended thinking
+    (Anthropic's, which refuses a budget below its own) is switched on."""
+
+    def request_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
+        return {**super().request_kwargs(request), "max_tokens": request.max_tokens}
 
 
 @dataclass(frozen=True)
@@ -103,8 +114,9 @@ def preflight(models: Iterable[PreflightModel], *, concurrency: int, timeout_s: 
     if not entries:
         return PreflightReport()
     started = time.perf_counter()
-    providers = [LiteLLMProvider(entry.model, api_base=entry.api_base, concurrency=concurrency,
-                                 policy=policy, sleep=sleep) for entry in entries]
+    providers = [_PreflightProvider(entry.model, api_base=entry.api_base,
+                                    concurrency=concurrency, policy=policy, sleep=sleep)
+                 for entry in entries]
     for provider in providers:
         provider.validate()  # imports litellm here, not on the providers' loop
     checks = run_sync(_check_all(entries, providers, timeout_s))
