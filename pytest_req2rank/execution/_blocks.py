@@ -16,6 +16,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from ..sandbox import PathEscape, check_path
+
 CODE_TAGS = frozenset({"", "python", "py", "python3", "py3"})
 """Language tags of Python blocks (an untagged block counts as Python)."""
 
@@ -72,10 +74,14 @@ def fenced_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def safe_path(path: str) -> bool:
-    """True for a relative path that stays inside the work directory."""
-    normalized = posixpath.normpath(path)
-    return bool(path) and not normalized.startswith(("/", "..")) and "\x00" not in path
+def relative_path(path: str) -> str | None:
+    """``path`` normalized when it is a file name inside the work directory (the sandbox's
+    own check, :func:`~pytest_req2rank.sandbox.check_path`), else ``None``: a name the answer
+    gives its code, whether in a JSON list or by a fence, is the model's to choose."""
+    try:
+        return check_path(path)
+    except PathEscape:
+        return None
 
 
 def _dedent(line: str, indent: int) -> str:
@@ -136,6 +142,4 @@ def _label_inside(body_lines: list[str]) -> str | None:
 
 
 def _path(path: str | None) -> str | None:
-    if not path or not safe_path(path) or "//" in path:
-        return None
-    return posixpath.normpath(path)
+    return relative_path(path) if path else None

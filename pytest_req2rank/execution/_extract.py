@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._blocks import Block, fenced_blocks, safe_path
+from ._blocks import Block, fenced_blocks, relative_path
 from ._sanitize import defines, entry_program, parses
 
 ENTRY_FILE = "solution.py"
@@ -89,8 +89,9 @@ def _json_files(text: str) -> dict[str, str] | None:
         if not isinstance(entry, dict):
             continue
         path, content = entry.get("path"), entry.get("content")
-        if isinstance(path, str) and isinstance(content, str) and safe_path(path):
-            files[posixpath.normpath(path)] = content
+        name = relative_path(path) if isinstance(path, str) else None
+        if name is not None and isinstance(content, str):
+            files[name] = content
     return files or None
 
 
