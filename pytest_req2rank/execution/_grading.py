@@ -9,6 +9,7 @@ one :class:`ExecutionResult` here.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping, Sequence
 
 from ..models import ExecutionResult, Probe, Task, TestOutcome, TestStatus, final_status
@@ -98,12 +99,21 @@ def program_files(task: Task, files: dict[str, str]) -> dict[str, str]:
 
 
 def _static_problem(files: Mapping[str, str]) -> tuple[TestStatus, str] | None:
-    """What fails before anything runs: an escaping path, or a file that does not compile."""
+    """What fails before anything runs: an escaping path, a file under another file's name
+    (no sandbox can lay both out: left to it, the model's answer would pass for a sandbox
+    failure and leave the score), or a file that does not compile."""
+    names = set()
     for name in files:
         try:
-            check_path(name)
+            names.add(check_path(name))
         except PathEscape as exc:
             return "runtime_error", str(exc)
+    for name in names:
+        parent = posixpath.dirname(name)
+        while parent:
+            if parent in names:
+                return "runtime_error", f"file path {name!r} is under the file {parent!r}"
+            parent = posixpath.dirname(parent)
     error = compile_error(files)
     return None if error is None else ("syntax_error", error)
 
