@@ -13,7 +13,7 @@ from ..scoring import Interval, pooled_interval
 from ._attempts import model_attempts
 from ._breakdown import Score, score_of, skills_of
 from ._database import aware
-from ._submissions import RANKED_STATUSES
+from ._submissions import RANKED_STATUSES, UNVERIFIED
 from ._tables import Flag, StatusChange, Submission, User
 
 Strategy = Literal["pooled"]
@@ -26,13 +26,11 @@ ComplexityLabel = Literal["C1", "C2", "C3", "C4", "mixed", "none"]
 """A run's complexity as the leaderboard filters by it (:func:`complexity_label`)."""
 Dimension = Literal["functionality", "quality", "logic", "security", "engineering"]
 """The judge dimensions (``models.DIMENSIONS``) the leaderboard can rank by."""
-HELD_STATUSES = ("flagged", "disputed", "unverified")
+HELD_STATUSES = ("flagged", "disputed", UNVERIFIED)
 """Statuses out of the ranking that a leaderboard row counts (``removed`` ones are gone)."""
 POOLED = "verified"
 """The status of the submissions a model is ranked by: replayed by the hub and matched.
 ``accepted`` ones (every check passed, not re-verified yet) are counted as pending."""
-UNVERIFIED = "unverified"
-"""Kept runs the hub could not re-verify: listed in a table of their own, never ranked."""
 
 
 def complexity_label(mix: dict[str, Any]) -> str:

@@ -50,7 +50,7 @@ from ._replay import (
     selectable,
     why_not_replayable,
 )
-from ._submissions import RANKED, RANKED_STATUSES, kept_submission, record_status
+from ._submissions import RANKED, RANKED_STATUSES, UNVERIFIED, kept_submission, record_status
 from ._tables import Flag, StatusChange, Submission
 
 log = logging.getLogger("req2rank.hub")
@@ -59,8 +59,6 @@ PASS_RATIO_TOLERANCE = 0.01
 SCORE_TOLERANCE = 2.0
 """The answers replay's tolerances per item: grading the same response twice agrees."""
 ACTOR = "reverify"
-UNVERIFIED = "unverified"
-"""A kept submission the hub could not re-verify: shown in its own table, not ranked."""
 
 Verdict = Literal["verified", "disputed", "unverifiable"]
 

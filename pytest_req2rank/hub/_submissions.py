@@ -36,6 +36,9 @@ RANKED = "accepted"
 RANKED_STATUSES = (RANKED, "verified")
 """The statuses the leaderboard ranks (``verified``: replayed by the hub and matched);
 ``flagged``, ``disputed``, ``unverified`` and ``removed`` are not ranked."""
+UNVERIFIED = "unverified"
+"""A kept run the hub cannot re-verify (known when it arrives, or after its replays kept
+failing): shown in a table of its own, never ranked."""
 
 
 def submit(session: Session, user: User, payload: Any, config: HubConfig,
@@ -97,7 +100,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     summary = document.summary
     assert summary.overall_score is not None  # check_aggregates refuses a run without one
     unverified = why_unverified(document.run.model_dump(mode="json"), config)
-    status = "unverified" if unverified else "flagged" if flags else RANKED
+    status = UNVERIFIED if unverified else "flagged" if flags else RANKED
     hold_user(session, user)
     # Checked again under the hold: another thread or process may have kept a submission of
     # this user's, or one with this nonce, since the checks above read the database.
