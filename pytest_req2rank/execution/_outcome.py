@@ -48,8 +48,7 @@ def finish_answer(
                            generation_s=generation_s)
 
     finish_reason = "length" if completion.cut else completion.raw.get("finish_reason")
-    problem = unreadable(completion, extracted,
-                         None if extracted is None else program(extracted.files))
+    problem = unreadable(completion, extracted, program)
     if problem is not None or extracted is None:
         return finish(*(problem or ("syntax_error", FORMAT_ERROR)))
     execution = grade(extracted.files)
@@ -60,14 +59,16 @@ def finish_answer(
 
 
 def unreadable(completion: Completion, extracted: ExtractedCode | None,
-               program: Mapping[str, str] | None) -> tuple[Status, str] | None:
-    """The status and reason of an answer that cannot be graded, or ``None``."""
+               program: Callable[[dict[str, str]], Mapping[str, str]]
+               ) -> tuple[Status, str] | None:
+    """The status and reason of an answer that cannot be graded, or ``None``; ``program``
+    is called only for a cut answer's code (whether it compiles)."""
     if completion.cut:
         if completion.reasoning_unfinished and extracted is None:
             return "truncated", "the answer ended inside its reasoning, before any final answer"
         if extracted is None:
             return "truncated", "the answer was cut by the token limit before any code"
-        error = compile_error(program or {})
+        error = compile_error(program(extracted.files))
         if error is not None:
             return "truncated", ("the answer was cut by the token limit and its code does not "
                                  f"compile ({error})")
