@@ -38,7 +38,7 @@ def pooled_interval(runs: Sequence[Interval], *, min_se: float = MIN_SE) -> Inte
     fixed = math.fsum(w * x for w, x in zip(weights, estimates, strict=True)) / total
     q = math.fsum(w * (x - fixed) ** 2 for w, x in zip(weights, estimates, strict=True))
     spread = total - math.fsum(w * w for w in weights) / total
-    between = max(0.0, (q - (len(runs) - 1)) / spread) if len(runs) > 1 and spread > 0 else 0.0
+    between = max(0.0, (q - (len(runs) - 1)) / spread) if spread > 0 else 0.0
     pooled = [1.0 / (variance + between) for variance in variances]
     estimate = math.fsum(w * x for w, x in zip(pooled, estimates, strict=True)) / math.fsum(pooled)
     half = Z95 * math.sqrt(1.0 / math.fsum(pooled))
