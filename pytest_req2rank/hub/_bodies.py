@@ -71,6 +71,8 @@ async def read_json_body(request: Request, *, max_sent: int, max_inflated: int) 
         if sent > max_sent:
             raise _too_large("sends" if inflater else "is", max_sent,
                              "R2R_HUB_MAX_PAYLOAD_BYTES")
+        if not inflater and sent > max_inflated:  # an uncompressed body is the document
+            raise _too_large("is", max_inflated, "R2R_HUB_MAX_DOCUMENT_BYTES")
         if not chunk:
             continue
         parts.append(await run_in_threadpool(inflater.feed, chunk) if inflater else chunk)
