@@ -235,16 +235,12 @@ def _answered_offline(role: str, run: RunInfo) -> bool:
 
 def _usage(totals: Totals, offline: bool) -> str:
     """``totals``; said once when none of its tokens or cost is known."""
-    if totals.prompt_tokens is not None or totals.completion_tokens is not None \
-            or totals.cost_usd is not None:
-        return _totals(totals)
-    if not totals.calls:
-        return "0"
-    why = "answered offline: no tokens, no cost" if offline else "no tokens or cost reported"
-    return f"{totals.calls} ({why})"
-
-
-def _totals(totals: Totals) -> str:
+    if totals.prompt_tokens is None and totals.completion_tokens is None \
+            and totals.cost_usd is None:
+        if not totals.calls:
+            return "0"
+        why = "answered offline: no tokens, no cost" if offline else "no tokens or cost reported"
+        return f"{totals.calls} ({why})"
     reasoning = (f" ({totals.reasoning_tokens} reasoning)" if totals.reasoning_tokens else "")
     return (f"{totals.calls} | prompt tokens {_int(totals.prompt_tokens)} | "
             f"completion tokens {_int(totals.completion_tokens)}{reasoning} | "
