@@ -58,7 +58,8 @@ def plan_like_baseline(settings: Settings, recorded: Mapping[str, Any], seed: in
         updates[field] = value
         reused.append(_option(field, value))
     explicit = set(settings.explicit)
-    if "suite" in updates and "suite" in recorded.get("explicit", ()):
+    given_there = recorded.get("explicit")
+    if "suite" in updates and isinstance(given_there, list) and "suite" in given_there:
         explicit.add("suite")  # an N-version run's default suite adds the library's own tasks
     try:
         adopted = Settings.model_validate({**mine, **updates, "explicit": sorted(explicit)})
@@ -75,9 +76,7 @@ def _same(field: str, mine: Any, theirs: Any) -> bool:
             return bool(SuiteSpec.parse(str(mine)).key == SuiteSpec.parse(str(theirs)).key)
         except ValueError:
             return False
-    if isinstance(mine, list | tuple) and isinstance(theirs, list | tuple):
-        return list(mine) == list(theirs)
-    return bool(mine == theirs)
+    return bool(mine == theirs)  # both as JSON: lists, never tuples
 
 
 def _check_exists(field: str, value: Any, path: Path) -> None:
