@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..models import ExecutionResult, Priority, pass_ratio_by_priority, weighted_pass_ratio
+from ..models import (
+    MODEL_STATUSES,
+    ExecutionResult,
+    Priority,
+    pass_ratio_by_priority,
+    weighted_pass_ratio,
+)
 
-MODEL_FAILURES = frozenset({"wrong_answer", "syntax_error", "runtime_error", "timeout",
-                            "truncated"})
+MODEL_FAILURES = frozenset(MODEL_STATUSES) - {"success"}
 """Execution statuses that are the code's fault: with no test outcome, the pass ratio is 0."""
 ROBUSTNESS_PRIORITIES = ("should", "nice")
 """Priorities of the probes that check edge cases and robustness rather than the core."""

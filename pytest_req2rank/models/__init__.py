@@ -50,7 +50,7 @@ from ._specs import (
     dataset_name,
     parse_judges,
 )
-from ._status import INFRA_STATUSES, STATUSES, Status, TestStatus
+from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
 from ._task import IOCase, Priority, Probe, Task, sample_item_id
 from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, scenario_ids
 from ._usage import Usage
@@ -65,6 +65,7 @@ __all__ = [
     "DOMAINS",
     "FAKE_PREFIX",
     "INFRA_STATUSES",
+    "MODEL_STATUSES",
     "REASONING_EFFORTS",
     "REFERENCE_MODEL",
     "SAMPLES_PREFIX",

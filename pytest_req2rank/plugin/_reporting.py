@@ -133,10 +133,13 @@ class ControllerPlugin:
         if not self.interrupted or self.controller.document is None \
                 or self._planned <= set(self.controller.items):
             return None
+        return (f"run {self.controller.plan.run_id} stopped before its end; resume it with: "
+                f"{self._resume_command(config)}")
+
+    def _resume_command(self, config: pytest.Config) -> str:
         from ._resume import resume_command  # shlex: only for a run that stopped early
 
-        command = resume_command(config, self.controller.plan.run_id, self.controller.paths.store)
-        return f"run {self.controller.plan.run_id} stopped before its end; resume it with: {command}"
+        return resume_command(config, self.controller.plan.run_id, self.controller.paths.store)
 
     def _write(self, line: str | None) -> None:
         if line is not None and self._terminal is not None:
@@ -160,16 +163,14 @@ class ControllerPlugin:
             for line in self.controller.report_lines:
                 terminalreporter.write_line(line)
         if self.controller.stopped is not None:
-            from ._resume import resume_command, stopped_lines  # only a stopped run needs it
+            from ._resume import stopped_lines  # as _resume_command
 
-            plan = self.controller.plan
-            command = resume_command(terminalreporter.config, plan.run_id,
-                                     self.controller.paths.store)
-            for line in stopped_lines(
-                    self.controller.stopped, finished=len(self.controller.items),
-                    planned=len(plan.item_ids), command=command, exit_code=EXIT_MODEL_FAILED):
-                terminalreporter.write_line(line)
-            return
-        hint = self._resume_hint(terminalreporter.config)
-        if hint is not None:
-            terminalreporter.write_line(hint)
+            lines = stopped_lines(
+                self.controller.stopped, finished=len(self.controller.items),
+                planned=len(self.controller.plan.item_ids),
+                command=self._resume_command(terminalreporter.config), exit_code=EXIT_MODEL_FAILED)
+        else:
+            hint = self._resume_hint(terminalreporter.config)
+            lines = [hint] if hint is not None else []
+        for line in lines:
+            terminalreporter.write_line(line)

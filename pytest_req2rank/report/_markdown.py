@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..models import BUILTIN_PREFIX
 from ..scoring import ERROR_DISTRIBUTION_STATUSES
 from ._document import BaselineReport, ResultsDocument, RunSummary, Totals
 from ._nversion import NVersionSummary
@@ -106,7 +107,7 @@ def _judges(doc: ResultsDocument) -> str:
     judging = doc.summary.judging
     rates = {r.judge: r.invalid_answer_rate for r in judging.per_judge} if judging else {}
     named = [_code(judge) + (f" ({_pct(rates[judge])} unreadable answers)"
-                             if rates.get(judge) is not None and not judge.startswith("r2r/")
+                             if rates.get(judge) is not None and not judge.startswith(BUILTIN_PREFIX)
                              else "") for judge in doc.run.judges]
     return ", ".join(named) or "none"
 
