@@ -186,13 +186,13 @@ def reference_markdown() -> str:
     lines = [
         "# Options reference",
         "",
-        f"<!-- Generated from OPTIONS in pytest_req2rank/options.py by `{REFERENCE_COMMAND}`;"
-        " do not edit by hand. -->",
+        (f"<!-- Generated from OPTIONS in pytest_req2rank/options.py by `{REFERENCE_COMMAND}`;"
+         " do not edit by hand. -->"),
         "",
-        "Every option is a command-line option, an ini key and an environment variable;"
-        " precedence is command line > environment > ini > default. `pytest --help` lists"
-        " them under \"req2rank\". How values, paths and errors are read, and the two hub"
-        " options (`--r2r-submit`, `--r2r-hub-token`): [configuration.md](configuration.md).",
+        ("Every option is a command-line option, an ini key and an environment variable;"
+         " precedence is command line > environment > ini > default. `pytest --help` lists"
+         " them under \"req2rank\". How values, paths and errors are read, and the two hub"
+         " options (`--r2r-submit`, `--r2r-hub-token`): [configuration.md](configuration.md)."),
         "",
         "| option (ini key, environment variable) | default | meaning |",
         "|---|---|---|",
