@@ -29,3 +29,14 @@ def test_the_module_prints_the_reference() -> None:
     printed = subprocess.run([sys.executable, "-m", "pytest_req2rank.options"], check=True,
                              capture_output=True, text=True, timeout=60).stdout
     assert printed == reference_markdown()
+
+
+def test_every_option_is_explained_on_a_topic_page() -> None:
+    docs = REFERENCE.parent
+    topics = "".join(page.read_text(encoding="utf-8") for page in sorted(docs.glob("*.md"))
+                     if page != REFERENCE)
+    unexplained = [spec.cli for spec in OPTIONS if spec.cli not in topics]
+    assert unexplained == [], (
+        f"options no page under docs/ explains (other than the generated options.md): "
+        f"{unexplained}; say what they do on the page of their topic "
+        f"(docs/configuration.md lists the pages)")
