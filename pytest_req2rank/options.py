@@ -163,3 +163,53 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("wandb", "Log the run to this Weights & Biases project (needs the wandb extra)",
                "[ENTITY/]PROJECT", "off"),
 )
+
+
+REFERENCE_COMMAND = "python -m pytest_req2rank.options > docs/options.md"
+"""The command that writes the options reference (docs/options.md) from :data:`OPTIONS`."""
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _usage(spec: OptionSpec) -> str:
+    if spec.flag:
+        return f"`{spec.cli}`"
+    if spec.switch:
+        return f"`{spec.cli}[={spec.metavar}]`"
+    return f"`{spec.cli}={spec.metavar}`"
+
+
+def reference_markdown() -> str:
+    """The options reference as Markdown: one row per entry of :data:`OPTIONS`."""
+    lines = [
+        "# Options reference",
+        "",
+        (f"<!-- Generated from OPTIONS in pytest_req2rank/options.py by `{REFERENCE_COMMAND}`;"
+         " do not edit by hand. -->"),
+        "",
+        ("Every option is a command-line option, an ini key and an environment variable;"
+         " precedence is command line > environment > ini > default. `pytest --help` lists"
+         " them under \"req2rank\". How values, paths and errors are read, and the two hub"
+         " options (`--r2r-submit`, `--r2r-hub-token`): [configuration.md](configuration.md)."),
+        "",
+        "| option (ini key, environment variable) | default | meaning |",
+        "|---|---|---|",
+    ]
+    for spec in OPTIONS:
+        names = f"{_cell(_usage(spec))} (`{spec.ini}`, `{spec.env}`)"
+        meaning = spec.help + "."
+        if spec.switch:
+            meaning += (f" A switch: the option alone, or {'/'.join(SWITCH_ON)} (any case) in"
+                        f" the environment or ini, turns it on; {'/'.join(SWITCH_OFF)} turn it off.")
+        for former in spec.former:
+            meaning += (f" Deprecated spellings, still read with a warning: "
+                        f"`{spelling('cli', former)}`, `{spelling('ini', former)}`,"
+                        f" `{spelling('env', former)}`.")
+        lines.append(f"| {names} | {_cell(spec.default_text)} | {_cell(meaning)} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(reference_markdown(), end="")

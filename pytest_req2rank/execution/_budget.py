@@ -7,8 +7,8 @@ multiple x the reference's total))``. Without a reference a test may take ``base
 program ``min(tests, 3) x base``. The first test that runs out of time stops the program:
 the tests after it are not run and count as timed out (see :mod:`..sandboxed.harness`).
 
-Calibration (``tests/perf/calibrate_budgets.py``, HumanEval's 164 references): see the
-README's Sandbox section for the figures behind :data:`MULTIPLE` and :data:`FLOOR_S`.
+Calibration (``tests/perf/calibrate_budgets.py``, HumanEval's 164 references): see
+docs/sandbox.md (Time budgets) for the figures behind :data:`MULTIPLE` and :data:`FLOOR_S`.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ FAKE_PREFIX = "fake/"
 DEFAULT_CONCURRENCY = 8
 """Model calls in flight per worker unless ``--r2r-concurrency`` says otherwise: 8 per worker,
 16 with ``-n auto`` on two cores, stays under hosted APIs' entry-tier rate limits at judge-panel
-latencies (README, Performance)."""
+latencies (docs/performance.md)."""
 """Models answered by the scripted fake provider (``pytest_req2rank.providers.fake``)."""
 
 ModelKind = Literal["reference", "samples", "fake", "litellm"]

@@ -45,7 +45,7 @@ class Probe(BaseModel):
 
 
 class Task(BaseModel):
-    """A static-suite problem in one of the two JSONL forms (README, Suites).
+    """A static-suite problem in one of the two JSONL forms (docs/suites.md).
 
     ``function`` form (HumanEval): ``test`` defines ``check(candidate)`` and is
     run against ``entry_point``. ``io`` form: the program reads stdin and its

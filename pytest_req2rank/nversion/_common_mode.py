@@ -2,8 +2,8 @@
 
 A common-mode failure is a misconception a programmer carries into every version it writes
 (an inclusive bound taken as exclusive, empty input forgotten, ``/`` for ``//``). Injected
-into every version of a task, it is the algorithm-level fault (Pat-AL, README: N-version
-programming). Each kind is a rewrite over the standard :mod:`ast`: its operator follows the
+into every version of a task, it is the algorithm-level fault (Pat-AL, docs/nversion.md,
+Patterns). Each kind is a rewrite over the standard :mod:`ast`: its operator follows the
 mutation engine's protocol (a node in, ``(replacement, description)`` pairs out, replacements
 built from copies) and ``comparison-strictness`` *is* the engine's ``boundary`` operator. Unlike a
 first-order mutant, :meth:`CommonModeFailure.inject` rewrites *every* site of the pattern:

@@ -12,7 +12,7 @@ error; a mutant they kill only by a timeout is taken only when no other is found
 version costs its whole time budget in every later run). A picked version with no killable
 mutant keeps its code and the injection says why: no mutant is ever faked.
 
-**Pat-AL k** (README: N-version programming, Patterns) injects common-mode failures into ALL
+**Pat-AL k** (docs/nversion.md, Patterns) injects common-mode failures into ALL
 versions: the same 0, 1, ⌊(N−1)/2⌋, ⌊(N+1)/2⌋ or all available failures (k = 0…4), drawn
 as a prefix of a seeded permutation of the failures given for the task, applied in that
 order to every version. So Pat-AL 1 gives every version the same single fault. A failure

@@ -222,7 +222,7 @@ class RunSummary(BaseModel):
 
 
 class ResultsDocument(BaseModel):
-    """Everything a run produced: the results JSON (README, What a run writes)."""
+    """Everything a run produced: the results JSON (docs/results-json.md)."""
 
     model_config = ConfigDict(extra="forbid")
 

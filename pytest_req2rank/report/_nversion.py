@@ -20,7 +20,7 @@ STRUCTURAL = "codebleu-syntax-dataflow"
 
 
 class PatternReport(BaseModel):
-    """One fault pattern over the tasks whose ensemble check ran (definitions: README)."""
+    """One fault pattern over the tasks whose ensemble check ran (definitions: docs/nversion.md)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -119,7 +119,7 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable(
                 f"Docker image {self.image} declares volumes ({', '.join(volumes)}): they would "
                 "be writable and outlive each execution; use an image without VOLUME "
-                "(README: docker)")
+                "(docs/sandbox.md, The docker backend)")
 
     def _pull(self) -> Any:
         try:
@@ -128,7 +128,7 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable(
                 f"Docker image {self.image} is not on the engine at {self.engine} and cannot be "
                 f"pulled ({one_line(exc)}); pull, load or build it there, or name another with "
-                "R2R_SANDBOX_IMAGE or --r2r-sandbox=docker:IMAGE (README: docker)") from exc
+                "R2R_SANDBOX_IMAGE or --r2r-sandbox=docker:IMAGE (docs/sandbox.md, The docker backend)") from exc
 
     @property
     def isolation(self) -> str:

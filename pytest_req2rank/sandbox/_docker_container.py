@@ -36,7 +36,7 @@ from ..errors import Req2RankError
 WORK = "/sandbox"
 """The fork-server's work directory (``forkserver.WORK``)."""
 INTERPRETER = "python3"
-"""What the image must have on ``PATH`` (image contract, README: docker)."""
+"""What the image must have on ``PATH`` (image contract, docs/sandbox.md)."""
 MIN_PYTHON = (3, 10)
 PYTHON_FLAGS = ("-s", "-B")
 """Not ``-I``/``-E``: the server must honour ``PYTHONHASHSEED=0``; not ``-S``: the image's
@@ -51,7 +51,7 @@ exec(compile(sys.argv.pop(1), "r2r-server.py", "exec", dont_inherit=True),
 """
 """Reports the interpreter and its version, then runs the server (the next argument)."""
 CONTRACT = ("; the image must run `python3` (Python 3.10+ with its standard library) from PATH, "
-            "on Linux 5.3+ (README: docker)")
+            "on Linux 5.3+ (docs/sandbox.md, The docker backend)")
 UID_MIN, UID_SPAN = 20_000, 40_000
 """Each container runs as a uid of its own drawn from here: never root, never 65534 (shared
 with the host's own unprivileged daemons), so RLIMIT_NPROC counts only this container's

@@ -1,7 +1,7 @@
 """One item's judge panel aggregated into a score: agreement, trimming, weighting, CI95.
 
-The rules are those the README's judge panel section states, with the semantics of the
-original Req-2-Rank implementation where that section is silent:
+The rules are those docs/judges-and-scoring.md states, with the semantics of the
+original Req-2-Rank implementation where that page is silent:
 
 - Agreement is decided on the panel's σ (mean of the five per-dimension
   population standard deviations); the per-dimension σ only drives warnings,

@@ -1,4 +1,4 @@
-"""A static-suite process loads only what it uses: workers start sooner (see README, Performance)."""
+"""A static-suite process loads only what it uses: workers start sooner (see docs/performance.md)."""
 
 from __future__ import annotations
 

@@ -201,7 +201,7 @@ def unprivileged(listener: socket.socket, secret_file: str) -> Iterator[dict[str
 @contextlib.contextmanager
 def _one_driver_at_a_time() -> Iterator[None]:
     """Drivers of concurrent xdist workers share one uid, hence one process count: one's fork
-    bomb made the other's ``unshare`` fail to fork (EAGAIN). See README, Sandbox."""
+    bomb made the other's ``unshare`` fail to fork (EAGAIN). See docs/sandbox.md."""
     with open(Path(tempfile.gettempdir()) / "r2r-unprivileged-driver.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield

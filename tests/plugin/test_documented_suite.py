@@ -1,5 +1,5 @@
-"""The README's "Benchmarking your own suite" works exactly as written, in a directory outside
-the repository that holds only the files the section shows."""
+"""docs/suites.md's "Benchmarking your own suite" works exactly as written, in a directory
+outside the repository that holds only the files the section shows."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-SECTION = README.split("## Benchmarking your own suite", 1)[1].split("\n## ", 1)[0]
+SUITES = (Path(__file__).parents[2] / "docs" / "suites.md").read_text(encoding="utf-8")
+SECTION = SUITES.split("## Benchmarking your own suite", 1)[1].split("\n## ", 1)[0]
 FILES = re.findall(r"~~~json\n(.*?)~~~", SECTION, re.DOTALL)
 COMMANDS = [line.split("  #", 1)[0].strip()
             for block in re.findall(r"```bash\n(.*?)```", SECTION, re.DOTALL)
