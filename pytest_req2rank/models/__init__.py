@@ -12,6 +12,7 @@ from ._dimensions import (
 )
 from ._final_status import final_status
 from ._isolation import WEAK_ISOLATION, IsolationLevel
+from ._item_id import NVERSION_DATASET, ItemId, ItemIdError, safe_name
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
 from ._nversion import (
@@ -66,6 +67,7 @@ __all__ = [
     "FAKE_PREFIX",
     "INFRA_STATUSES",
     "MODEL_STATUSES",
+    "NVERSION_DATASET",
     "REASONING_EFFORTS",
     "REFERENCE_MODEL",
     "SAMPLES_PREFIX",
@@ -85,6 +87,8 @@ __all__ = [
     "IOCase",
     "Interface",
     "IsolationLevel",
+    "ItemId",
+    "ItemIdError",
     "ItemResult",
     "JudgeVerdict",
     "MBCSResult",
@@ -116,6 +120,7 @@ __all__ = [
     "parse_judges",
     "parse_weights",
     "pass_ratio_by_priority",
+    "safe_name",
     "sample_item_id",
     "scenario_ids",
     "validated_judge_scores",
