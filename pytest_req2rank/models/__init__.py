@@ -52,7 +52,7 @@ from ._specs import (
     parse_judges,
 )
 from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
-from ._task import IOCase, Priority, Probe, Task, sample_item_id
+from ._task import IOCase, Priority, Probe, Task
 from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, scenario_ids
 from ._usage import Usage
 
@@ -121,7 +121,6 @@ __all__ = [
     "parse_weights",
     "pass_ratio_by_priority",
     "safe_name",
-    "sample_item_id",
     "scenario_ids",
     "validated_judge_scores",
     "weighted_pass_ratio",
