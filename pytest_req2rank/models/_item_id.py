@@ -8,7 +8,7 @@ An id reads ``DATASET/TASK``, with at most one more part:
   a fault pattern.
 
 A part is letters, digits and ``_ . + -`` (the ``+`` joins a dynamic item's templates); ``/``
-separates the parts and ``@`` is kept out of them for a suffix an id may carry one day.
+separates the parts. No part holds ``@``, so a suffix after one (a model, say) stays unambiguous.
 """
 
 from __future__ import annotations
