@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..models import Complexity
+from ..models import Complexity, ItemId
 
 MutationKind = Literal["slot-filling", "constraint-stacking", "composition", "domain-migration"]
 MUTATIONS: tuple[MutationKind, ...] = ("slot-filling", "constraint-stacking", "composition",
@@ -66,4 +66,4 @@ class RequirementSpec(BaseModel):
 
 def item_id(round_index: int, template_ids: tuple[str, ...], complexity: str, domain: str) -> str:
     """``dynamic/r3-rate-limiter-C2-finance``; a composition joins its templates with ``+``."""
-    return f"{SUITE}/r{round_index}-{'+'.join(template_ids)}-{complexity}-{domain}"
+    return str(ItemId(SUITE, f"r{round_index}-{'+'.join(template_ids)}-{complexity}-{domain}"))

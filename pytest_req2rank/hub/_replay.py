@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from ..models import DEFAULT_EXECUTION_WEIGHT, STATIC_JUDGE
+from ..models import DEFAULT_EXECUTION_WEIGHT, STATIC_JUDGE, ItemId
 from ..options import OPTIONS, spelling
 from ..settings import Settings, SettingsError, resolve_settings
 from ._config import HubConfig
@@ -25,9 +24,6 @@ log = logging.getLogger("req2rank.hub")
 
 REPLAYED_SUITES = ("dynamic", "humaneval")
 """The suites the hub has: their requirements come from the seed (or the package)."""
-_SELECTABLE = re.compile(r"[\w./:+\-]+")
-"""Item ids that pytest's ``-k`` can name exactly (as ``test_task[ID]``): its expressions'
-names take these characters."""
 
 
 class ReplayRefused(Exception):
@@ -173,7 +169,9 @@ def selection(item_ids: Iterable[str]) -> str:
 
 
 def selectable(item_id: str) -> bool:
-    return _SELECTABLE.fullmatch(item_id) is not None
+    """Whether pytest's ``-k`` can name ``item_id`` exactly (as ``test_task[ID]``): an item
+    id's characters are all ones its expressions' names take."""
+    return ItemId.try_parse(item_id) is not None
 
 
 def replay_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -12,6 +12,7 @@ from ._dimensions import (
 )
 from ._final_status import final_status
 from ._isolation import WEAK_ISOLATION, IsolationLevel
+from ._item_id import NVERSION_DATASET, ItemId, ItemIdError, safe_name
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
 from ._nversion import (
@@ -51,7 +52,7 @@ from ._specs import (
     parse_judges,
 )
 from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
-from ._task import IOCase, Priority, Probe, Task, sample_item_id
+from ._task import IOCase, Priority, Probe, Task
 from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, scenario_ids
 from ._usage import Usage
 
@@ -66,6 +67,7 @@ __all__ = [
     "FAKE_PREFIX",
     "INFRA_STATUSES",
     "MODEL_STATUSES",
+    "NVERSION_DATASET",
     "REASONING_EFFORTS",
     "REFERENCE_MODEL",
     "SAMPLES_PREFIX",
@@ -85,6 +87,8 @@ __all__ = [
     "IOCase",
     "Interface",
     "IsolationLevel",
+    "ItemId",
+    "ItemIdError",
     "ItemResult",
     "JudgeVerdict",
     "MBCSResult",
@@ -116,7 +120,7 @@ __all__ = [
     "parse_judges",
     "parse_weights",
     "pass_ratio_by_priority",
-    "sample_item_id",
+    "safe_name",
     "scenario_ids",
     "validated_judge_scores",
     "weighted_pass_ratio",

@@ -8,12 +8,13 @@ xdist workers and into the results JSON unchanged.
 
 from __future__ import annotations
 
-import re
 from abc import abstractmethod
 from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
+
+from ._item_id import safe_name
 
 BUILTIN_PREFIX = "r2r/"
 """Models of the plugin itself, answering offline."""
@@ -45,12 +46,9 @@ PROCESS_MODES: tuple[ProcessMode, ...] = ("auto", "forkserver", "bwrap", "unshar
 SANDBOX_BACKENDS: tuple[SandboxBackend, ...] = ("process", "docker", "sandboxfusion")
 SUITE_NAMES = ("dynamic", "humaneval", "jsonl:PATH")
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
-
-
 def dataset_name(raw: str) -> str:
     """A dataset name safe for ids and metric names (``eval/{dataset}/…``)."""
-    return _UNSAFE.sub("_", raw).strip("_") or "suite"
+    return safe_name(raw, "suite")
 
 
 class _Spec(BaseModel):

@@ -6,12 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._item_id import ItemId
+
 TaskForm = Literal["function", "io", "requirement"]
-
-
-def sample_item_id(item_id: str, sample: int) -> str:
-    """The item id of sample ``sample`` (0-based) of the task ``item_id``: ``DATASET/TASK/sK``."""
-    return f"{item_id}/s{sample}"
 
 Priority = Literal["must", "should", "nice"]
 
@@ -82,4 +79,4 @@ class Task(BaseModel):
         """The item id of the task itself, ``DATASET/TASK``, whichever sample this is."""
         if self.sample is None:
             return self.item_id
-        return self.item_id.removesuffix(sample_item_id("", self.sample))
+        return str(ItemId.parse(self.item_id).task_item)

@@ -50,7 +50,6 @@ from ._fsm import RetryBoundReached, State, StateMachine
 from ._generated import share, version_result
 from ._irqn import Candidate, IRQNOutcome, Judgement, Similarity, decide, irqn, structural_pair
 from ._items import (
-    DATASET,
     FAMILY_PATTERNS,
     LibraryProvider,
     NVersionEvaluator,
@@ -58,8 +57,6 @@ from ._items import (
     nversion_tasks,
     patterns_of,
     repeated_tasks,
-    split_item_id,
-    task_key,
 )
 from ._knowledge import (
     GENERAL,
@@ -111,7 +108,6 @@ from ._voting import TaskVote, Vote, vote, vote_task
 __all__ = [
     "ALGORITHM_LEVEL",
     "CODE_LEVEL",
-    "DATASET",
     "FAMILIES",
     "FAMILY_PATTERNS",
     "GENERAL",
@@ -209,11 +205,9 @@ __all__ = [
     "same_output",
     "sdp",
     "share",
-    "split_item_id",
     "structural_pair",
     "structural_similarity",
     "task_inputs",
-    "task_key",
     "version_outputs",
     "version_result",
     "vote",

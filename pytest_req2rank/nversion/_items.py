@@ -13,7 +13,6 @@ which are then voted on).
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,8 +21,11 @@ from datetime import UTC, datetime
 from ..execution import ReferenceCache, RunOptions, SandboxFailed, Ungradable, run_task
 from ..models import (
     INFRA_STATUSES,
+    NVERSION_DATASET,
     REFERENCE_MODEL,
     GenerationConfig,
+    ItemId,
+    ItemIdError,
     ItemResult,
     NVersionRecord,
     Task,
@@ -49,12 +51,8 @@ from ._semantic import (
     measure_sdp,
 )
 
-DATASET = "nversion"
-"""The dataset of every N-version item (their ids read ``nversion/TASK/...``)."""
 FAMILY_PATTERNS = {"code": CODE_LEVEL, "algorithm": ALGORITHM_LEVEL}
 """The patterns of each fault family of ``--r2r-faults``."""
-_ITEM = re.compile(r"(?P<task>nversion/[^/]+)/(?:v(?P<version>0|[1-9][0-9]*)"
-                   r"|(?P<pattern>Pat-(?:CL|AL)[0-4]))")
 
 
 def patterns_of(families: Iterable[str]) -> tuple[Pattern, ...]:
@@ -67,18 +65,7 @@ def patterns_of(families: Iterable[str]) -> tuple[Pattern, ...]:
 def task_key(task: Task) -> str:
     """The N-version id of ``task``'s task: ``humaneval/HumanEval_12`` → ``nversion/HumanEval_12``
     (an N-version item's task: ``nversion/HumanEval_12/v3`` → ``nversion/HumanEval_12``)."""
-    if task.dataset == DATASET:
-        return split_item_id(task.item_id)[0]
-    return f"{DATASET}/{task.item_id.split('/', 1)[-1]}"
-
-
-def split_item_id(item_id: str) -> tuple[str, int | None, str | None]:
-    """``(task key, version, pattern)`` of an N-version item id; raises ``ValueError``."""
-    found = _ITEM.fullmatch(item_id)
-    if found is None:
-        raise ValueError(f"not an N-version item id: {item_id!r}")
-    version = found["version"]
-    return found["task"], None if version is None else int(version), found["pattern"]
+    return str(ItemId.parse(task.item_id).nversion_task)
 
 
 def nversion_tasks(tasks: Sequence[Task], n: int, patterns: Sequence[Pattern]) -> list[Task]:
@@ -86,10 +73,10 @@ def nversion_tasks(tasks: Sequence[Task], n: int, patterns: Sequence[Pattern]) -
     its ``n`` versions, then one ensemble check per pattern."""
     items: list[Task] = []
     for task in tasks:
-        key = task_key(task)
-        suffixes = [f"v{k}" for k in range(n)] + [p.name for p in patterns]
-        items += [task.model_copy(update={"item_id": f"{key}/{suffix}", "dataset": DATASET})
-                  for suffix in suffixes]
+        own = ItemId.parse(task.item_id)
+        ids = [own.with_version(k) for k in range(n)] + [own.with_pattern(p.name) for p in patterns]
+        items += [task.model_copy(update={"item_id": str(item_id), "dataset": NVERSION_DATASET})
+                  for item_id in ids]
     return items
 
 
@@ -169,11 +156,13 @@ class NVersionEvaluator:
 
     def evaluate(self, task: Task) -> ItemResult:
         """The result of the N-version item ``task`` (a version or an ensemble check)."""
-        _, version, pattern = split_item_id(task.item_id)
-        if version is not None:
-            return self.version(task, version)
-        assert pattern is not None  # the id is one or the other
-        return self.ensemble(task, Pattern.parse(pattern))
+        item_id = ItemId.parse(task.item_id)
+        if item_id.version is not None:
+            return self.version(task, item_id.version)
+        if item_id.pattern is None:
+            raise ItemIdError(f"{item_id}: an N-version item is a version (vK) or an ensemble "
+                             "check (Pat-XXk)")
+        return self.ensemble(task, Pattern.parse(item_id.pattern))
 
     def version(self, task: Task, version: int) -> ItemResult:
         """Version ``version`` of ``task``: asked once per process, then kept."""
@@ -234,7 +223,7 @@ class NVersionEvaluator:
         return (lambda a, b: embedded(a, [b])), embedded
 
     def _ask(self, task: Task, version: int) -> ItemResult:
-        item_id = f"{task_key(task)}/v{version}"
+        item_id = str(ItemId.parse(task.item_id).with_version(version))
         if self.pipelined:
             return version_result(task, item_id, task_key(task), self.generated(task), version,
                                   n=self.n, model=self.provider.model, sandbox=self.sandbox.name,
@@ -337,7 +326,7 @@ class NVersionEvaluator:
         total_s = time.perf_counter() - self._t0.pop(task.item_id, time.perf_counter())
         return ItemResult(
             timings=Timings(total_s=total_s, execution_s=total_s),
-            item_id=task.item_id, dataset=DATASET, task_id=task.task_id,
+            item_id=task.item_id, dataset=NVERSION_DATASET, task_id=task.task_id,
             model=self.provider.model, status=status, reason=reason,
             pass_ratio=passed / total if total else 0.0, tests_passed=passed, tests_total=total,
             sandbox=self.sandbox.name, worker=self.options.worker, started_at=started,

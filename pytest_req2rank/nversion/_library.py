@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
 from ..errors import ConfigurationError
-from ..models import Task
+from ..models import ItemId, Task
 
 LIBRARY_VERSION = 1
 """The library's format and content version; every file carries it as ``version``."""
@@ -122,7 +122,7 @@ def load_library(directory: str | Path | Traversable | None = None) -> tuple[Lib
 
 def requirement_tasks(library: Iterable[LibraryTask]) -> list[Task]:
     """The library's own requirement tasks as function-form tasks, in library order."""
-    return [Task(item_id=f"{REQUIREMENT_DATASET}/{entry.task_id.replace('/', '_')}",
+    return [Task(item_id=str(ItemId.of_task(REQUIREMENT_DATASET, entry.task_id)),
                  dataset=REQUIREMENT_DATASET, task_id=entry.task_id, form="function",
                  prompt=entry.prompt or "", reference=entry.reference or "",
                  entry_point=entry.entry_point, test=entry.test,

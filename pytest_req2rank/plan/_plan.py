@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..draws import new_run_id, new_seed
-from ..models import Task, sample_item_id
+from ..models import ItemId, Task
 
-_SAMPLE_ID = re.compile(r"(?P<task>.+)/s(?P<sample>0|[1-9][0-9]*)")
 SampleCounts = int | Mapping[str, int]
 """Samples per task: one number for every task, or a number per task id (a samples file's
 completions; a task it does not name gets one)."""
@@ -40,9 +38,12 @@ class RunPlan(BaseModel):
 
     def split_item_id(self, item_id: str) -> tuple[str, int | None]:
         """The task's item id and the sample index of one of this plan's item ids
-        (``DATASET/TASK/sK`` → ``(DATASET/TASK, K)``); ``None`` when the plan asks once per task."""
-        match = _SAMPLE_ID.fullmatch(item_id) if self.samples > 1 else None
-        return (match["task"], int(match["sample"])) if match else (item_id, None)
+        (``DATASET/TASK/sK`` → ``(DATASET/TASK, K)``); the id itself and ``None`` when the plan asks
+        once per task or the id is no sample's."""
+        parsed = ItemId.try_parse(item_id) if self.samples > 1 else None
+        if parsed is None or parsed.sample is None:
+            return item_id, None
+        return str(parsed.task_item), parsed.sample
 
 
 def select_tasks(tasks: list[Task], sample: int | None, seed: int) -> list[Task]:
@@ -60,7 +61,8 @@ def sample_tasks(tasks: list[Task], samples: SampleCounts) -> list[Task]:
               for task in tasks]
     if max(counts, default=1) <= 1:
         return list(tasks)
-    return [task.model_copy(update={"item_id": sample_item_id(task.item_id, k), "sample": k})
+    return [task.model_copy(update={"item_id": str(ItemId.parse(task.item_id).with_sample(k)),
+                                    "sample": k})
             for task, count in zip(tasks, counts, strict=True) for k in range(count)]
 
 

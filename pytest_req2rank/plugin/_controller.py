@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..models import WEAK_ISOLATION, IsolationLevel, ItemResult
+from ..models import WEAK_ISOLATION, IsolationLevel, ItemId, ItemResult
 from ..plan import RunPlan
 from ..settings import Settings
 
@@ -336,11 +336,12 @@ def stopped_warning(reason: str, run_id: str) -> str:
 def lost_item(controller: Controller, item_id: str, detail: str) -> ItemResult:
     """The result of an item whose worker crashed: infrastructure, kept and reported."""
     task_item_id, sample = controller.plan.split_item_id(item_id)
+    parsed = ItemId.parse(item_id)
     lines = [line for line in detail.strip().splitlines() if line.strip()]
     return ItemResult(
         item_id=item_id,
-        dataset=item_id.split("/", 1)[0],
-        task_id=task_item_id.split("/", 1)[-1],
+        dataset=parsed.dataset,
+        task_id=parsed.task,
         sample=sample,
         cluster=task_item_id,
         model=controller.plan.model,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from functools import cached_property
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..execution import RunOptions, run_requirement, run_task
-from ..models import COMPLEXITIES, ItemResult, ModelSpec, ReasoningEffort, Task, Usage
+from ..models import COMPLEXITIES, ItemId, ItemResult, ModelSpec, ReasoningEffort, Task, Usage
 from ..plan import RunPlan
 from ..providers import (
     CachedProvider,
@@ -245,7 +244,7 @@ class Evaluator:
             executions = calls + n * (MAX_MUTANT_TRIES + 3) + SANDBOX_EXECUTIONS
             return (calls * RetryPolicy().longest_call_s(api_s)
                     + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
-        if self.plan.nversion is not None and not _VERSION_ITEM.search(task.item_id):
+        if self.plan.nversion is not None and ItemId.parse(task.item_id).version is None:
             # An ensemble check: every version (asked again at worst), then the injection's
             # mutant search and the runs of every version on the task's inputs.
             n = self.plan.nversion
@@ -341,7 +340,6 @@ class Evaluator:
 CEILING_MARGIN_S = 60.0
 MAX_MUTANT_TRIES = 25
 """Mutants an ensemble check grades per version at most (``nversion.MAX_MUTANT_TRIES``)."""
-_VERSION_ITEM = re.compile(r"/v[0-9]+$")
 SANDBOX_EXECUTIONS = 20
 SDP_PAIRS_AT_ONCE = 8
 """Pairs of a task SDP asks at once (``nversion.MAX_PAIRS_AT_ONCE``)."""

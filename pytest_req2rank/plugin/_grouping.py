@@ -9,16 +9,17 @@ rule for every other item.
 
 from __future__ import annotations
 
-import re
-
 from xdist.scheduler import LoadGroupScheduling
 
-_TASK = re.compile(r"\[(nversion/[^/\]]+)/[^\]]+\]")
+from ..models import NVERSION_DATASET, ItemId
 
 
 class TaskGroupScheduling(LoadGroupScheduling):
     """``loadgroup`` whose scope of an N-version item is its task."""
 
     def _split_scope(self, nodeid: str) -> str:
-        found = _TASK.search(nodeid)
-        return found.group(1) if found else super()._split_scope(nodeid)
+        found = ItemId.in_node_id(nodeid)
+        if found is not None and found.dataset == NVERSION_DATASET:
+            return str(found.nversion_task)
+        scope: str = super()._split_scope(nodeid)
+        return scope

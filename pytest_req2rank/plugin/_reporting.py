@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from ..models import ItemResult
+from ..models import ItemId, ItemResult
 from ._config import WORKER_SETTINGS, worker_settings
 from ._controller import Controller, lost_item, stopped_warning
 from ._keys import EVALUATOR_KEY, KEPT_INPUT
 from ._progress import Progress, write_own_line
 
-_PARAM_ID = re.compile(r"\[(.+)\](?:@[^\[\]]*)?$")  # "@group": xdist's loadgroup suffix
 EXIT_OUTPUT_FAILED = 7
 """The run finished, but an output (results JSON, Q&A log, store) could not be written."""
 EXIT_MODEL_FAILED = 8
@@ -74,8 +72,8 @@ class ControllerPlugin:
         if not report.failed:
             return
         # xdist reports a crashed worker's item with when="???" and no result.
-        match = _PARAM_ID.search(report.nodeid)
-        item_id = match.group(1) if match else None
+        found = ItemId.in_node_id(report.nodeid)
+        item_id = str(found) if found else None
         crashed = report.when not in ("setup", "call", "teardown")
         if crashed and item_id in self._planned and item_id not in self.controller.items:
             self.controller.record(lost_item(self.controller, item_id, str(report.longrepr)))

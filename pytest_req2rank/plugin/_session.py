@@ -17,6 +17,7 @@ from ..models import (
     WEAK_ISOLATION,
     GenerationConfig,
     IsolationLevel,
+    ItemId,
     ItemResult,
     ModelSpec,
     SandboxSpec,
@@ -337,7 +338,7 @@ def _check_resumed_faults(run_id: str, plan: RunPlan, settings: Settings) -> Non
     checks' patterns say which)."""
     from ..nversion import FAMILY_PATTERNS  # the library: only in N-version runs
 
-    planned = {item_id.rsplit("/", 1)[-1] for item_id in plan.item_ids}
+    planned = {ItemId.parse(item_id).pattern for item_id in plan.item_ids}
     stored = [family for family, patterns in FAMILY_PATTERNS.items()
               if any(p.name in planned for p in patterns)]
     if stored != list(settings.faults):
@@ -446,18 +447,16 @@ def parameter_lines(evaluator: Evaluator) -> list[str]:
 
 def nversion_lines(evaluator: Evaluator) -> list[str]:
     """The header of an N-version run: what it runs, and which tasks repeat versions."""
-    from ..nversion import split_item_id  # loaded already: the evaluator built the library
-
     nversion = evaluator.nversion
     assert nversion is not None and evaluator.plan.nversion is not None
     n = evaluator.plan.nversion
-    planned = [split_item_id(item_id) for item_id in evaluator.plan.item_ids]
-    patterns = sorted({p for _, _, p in planned if p}, key=lambda p: (p[4] == "A", p))
+    planned = [ItemId.parse(item_id) for item_id in evaluator.plan.item_ids]
+    patterns = sorted({i.pattern for i in planned if i.pattern}, key=lambda p: (p[4] == "A", p))
     source = (f"versions from the library of {len(nversion.library)} tasks (built-in model)"
               if nversion.builtin else _pipeline_source(nversion.generation)
               if nversion.pipelined else "versions: one plain prompt per version, its own "
               "sample index and seed")
-    lines = [(f"req2rank: N-version: {n} versions per task, {len({k for k, _, _ in planned})} "
+    lines = [(f"req2rank: N-version: {n} versions per task, {len({i.task for i in planned})} "
               f"tasks | patterns {', '.join(patterns) or 'none'} | {source}"),
              diversity_line(evaluator.settings)]
     warning = nversion_repeat_warning(evaluator)

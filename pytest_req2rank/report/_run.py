@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Sequence
 
-from ..models import ItemResult, Usage
+from ..models import ItemId, ItemResult, Usage
 from ._document import ResumedRun, RunSummary
 from ._judging import judge_usage, totals_of
 from ._nversion import diversity_usage, nversion_summary
 from ._summary import build_summary
-
-_ENSEMBLE_ITEM = re.compile(r"nversion/[^/]+/Pat-(?:CL|AL)[0-4]")
 
 
 def in_plan_order(items: Iterable[ItemResult], item_ids: Sequence[str]) -> list[ItemResult]:
@@ -32,7 +29,7 @@ def summarize_run(items: Sequence[ItemResult], *, item_ids: Sequence[str], nvers
     """The summary of a run planned as ``item_ids`` (``nversion``: its versions per task),
     before its gates: the score covers the version items, the N-version tables the rest.
     ``preflight``: the usage of the models' check before the first item, if it ran."""
-    planned = [i for i in item_ids if not _ENSEMBLE_ITEM.fullmatch(i)]
+    planned = [i for i in item_ids if not _is_ensemble_check(i)]
     summary = build_summary(
         version_items(items), planned=len(planned), wall_time_s=wall_time_s, seed=seed,
         diversity=diversity_usage(items) if nversion is not None else None,
@@ -67,3 +64,8 @@ def _usage(items: list[ItemResult]) -> Usage:
     """Every model call made for ``items``: target, judges, generator and diversity."""
     return (sum((i.usage + i.generator_usage for i in items), Usage()) + judge_usage(items)
             + diversity_usage(items))
+
+
+def _is_ensemble_check(item_id: str) -> bool:
+    found = ItemId.try_parse(item_id)
+    return found is not None and found.is_ensemble_check

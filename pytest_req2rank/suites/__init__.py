@@ -8,7 +8,6 @@ from ..models import SuiteSpec, Task
 from ._dynamic import DynamicOptions, load_dynamic
 from ._errors import SuiteError, TemplateLibraryError
 from ._humaneval import load_humaneval
-from ._ids import item_id
 from ._jsonl import load_jsonl
 
 
@@ -41,7 +40,6 @@ __all__ = [
     "DynamicOptions",
     "SuiteError",
     "TemplateLibraryError",
-    "item_id",
     "load_humaneval",
     "load_jsonl",
     "load_suite",

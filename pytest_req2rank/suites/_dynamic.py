@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..models import Task
+from ..models import ItemId, Task
 from ._errors import SuiteError, TemplateLibraryError
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
         tasks.append(Task(
             item_id=spec.item_id,
             dataset=DATASET,
-            task_id=spec.item_id.split("/", 1)[-1],
+            task_id=ItemId.parse(spec.item_id).task,
             form="requirement",
             prompt=requirement.description,
             reference="",

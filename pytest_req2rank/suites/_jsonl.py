@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import JsonlError, Line, read_jsonl
-from ..models import IOCase, Task, dataset_name
+from ..models import IOCase, ItemId, Task, dataset_name
 from ._errors import SuiteError
-from ._ids import item_id
 from ._reference import complete_function
 
 FUNCTION_FIELDS = ("task_id", "prompt", "entry_point", "canonical_solution", "test")
@@ -75,7 +74,7 @@ def _function_task(record: dict[str, Any], line: Line, dataset: str) -> Task:
     if "def check" not in record["test"]:
         raise SuiteError(f"{line.where('test')}: field 'test' must define check(candidate)")
     return Task(
-        item_id=item_id(dataset, record["task_id"]),
+        item_id=str(ItemId.of_task(dataset, record["task_id"])),
         dataset=dataset,
         task_id=record["task_id"],
         form="function",
@@ -111,7 +110,7 @@ def _io_task(record: dict[str, Any], line: Line, dataset: str) -> Task:
                 )
         cases.append(IOCase(input=case["input"], output=case["output"]))
     return Task(
-        item_id=item_id(dataset, record["task_id"]),
+        item_id=str(ItemId.of_task(dataset, record["task_id"])),
         dataset=dataset,
         task_id=record["task_id"],
         form="io",
