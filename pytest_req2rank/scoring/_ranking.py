@@ -115,7 +115,8 @@ def _resampled_means(clusters: list[dict[str, tuple[float, int]]], estimates: np
 
 def _ranks(means: np.ndarray) -> np.ndarray:
     """Per row, each column's rank: 1 + the columns strictly greater."""
-    return 1 + (means[:, None, :] > means[:, :, None]).sum(axis=2)
+    ranks: np.ndarray = 1 + (means[:, None, :] > means[:, :, None]).sum(axis=2)
+    return ranks
 
 
 def _separated(means: np.ndarray, better: int, worse: int, level: float) -> bool:
