@@ -81,13 +81,13 @@ def plan_lines(difference: float, document: ResultsDocument | None) -> list[str]
         sd, basis = measured, (f"run {document.run.id}'s spread ({document.run.model}, "
                                f"{len(clusters)} requirements)")
     if sd == 0:
-        return [f"every requirement of run {document.run.id if document else ''} scored the "
-                "same: no spread to plan from; plan from a run whose scores vary"]
+        return [(f"every requirement of run {document.run.id if document else ''} scored the "
+                "same: no spread to plan from; plan from a run whose scores vary")]
     rounds = rounds_needed(difference, sd)
-    lines = [f"to detect {difference:g} points (80% power, alpha 0.05): {rounds} rounds "
-             f"(--r2r-rounds {rounds}) per model, all models on the same requirements",
-             f"spread: sd {sd:.1f} points of a per-requirement difference, from {basis}; models "
-             "that find the same requirements hard need fewer"]
+    lines = [(f"to detect {difference:g} points (80% power, alpha 0.05): {rounds} rounds "
+             f"(--r2r-rounds {rounds}) per model, all models on the same requirements"),
+             (f"spread: sd {sd:.1f} points of a per-requirement difference, from {basis}; models "
+             "that find the same requirements hard need fewer")]
     if document is None:
         return lines
     found = run_detectable_difference(document.items)

@@ -77,8 +77,8 @@ def test_rank_runs_of_different_seeds_unpaired(db: Path,
 
 def test_rank_mistakes_are_one_line(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = cli(capsys, "rank", "--db", str(db), "run-weak")
-    assert code == 2 and err == ["req2rank rank: error: rank needs at least two runs: req2rank "
-                                 "rank RUN_A RUN_B [RUN…]"]
+    assert code == 2 and err == [("req2rank rank: error: rank needs at least two runs: req2rank "
+                                 "rank RUN_A RUN_B [RUN…]")]
     code, _, err = cli(capsys, "rank", "--db", str(db), "run-weak", "nope")
     assert code == 2 and len(err) == 1 and "no run 'nope'" in err[0]
 
@@ -109,5 +109,5 @@ def test_plan_without_a_run_assumes_the_widest_spread(
     assert out[0].startswith("to detect 5 points (80% power, alpha 0.05): 1570 rounds")
     assert "widest spread" in out[1] and len(out) == 2
     code, _, err = cli(capsys, "plan", "--db", str(db), "--difference", "0")
-    assert code == 2 and err == ["req2rank plan: error: --difference: expected more than 0 and "
-                                 "at most 100 score points, got 0"]
+    assert code == 2 and err == [("req2rank plan: error: --difference: expected more than 0 and "
+                                 "at most 100 score points, got 0")]
