@@ -36,6 +36,7 @@ from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
 from ._specs import (
     BUILTIN_PREFIX,
     DEFAULT_CONCURRENCY,
+    DEGRADED_PREFIX,
     FAKE_PREFIX,
     REASONING_EFFORTS,
     REFERENCE_MODEL,
@@ -61,6 +62,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_EXECUTION_WEIGHT",
     "DEFAULT_WEIGHTS",
+    "DEGRADED_PREFIX",
     "DIMENSIONS",
     "DOMAINS",
     "FAKE_PREFIX",
