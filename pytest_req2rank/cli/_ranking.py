@@ -78,11 +78,11 @@ def plan_lines(difference: float, document: ResultsDocument | None) -> list[str]
         if measured is None:
             raise CommandError(f"run {document.run.id} scored {len(clusters)} requirement(s): "
                                "a spread needs two; plan from a larger run")
+        if measured == 0:
+            raise CommandError(f"every requirement of run {document.run.id} scored the same: "
+                               "no spread to plan from; plan from a run whose scores vary")
         sd, basis = measured, (f"run {document.run.id}'s spread ({document.run.model}, "
                                f"{len(clusters)} requirements)")
-    if sd == 0:
-        return [(f"every requirement of run {document.run.id if document else ''} scored the "
-                "same: no spread to plan from; plan from a run whose scores vary")]
     rounds = rounds_needed(difference, sd)
     lines = [(f"to detect {difference:g} points (80% power, alpha 0.05): {rounds} rounds "
              f"(--r2r-rounds {rounds}) per model, all models on the same requirements"),

@@ -111,3 +111,18 @@ def test_plan_without_a_run_assumes_the_widest_spread(
     code, _, err = cli(capsys, "plan", "--db", str(db), "--difference", "0")
     assert code == 2 and err == [("req2rank plan: error: --difference: expected more than 0 and "
                                  "at most 100 score points, got 0")]
+
+
+def test_plan_from_a_run_without_spread_says_so(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "req2rank.db"
+    store_run(db, "run-flat", "m", [True] * 5)
+    code, _, err = cli(capsys, "plan", "--db", str(db), "--difference", "5", "--from",
+                       "run-flat")
+    assert code == 2 and err == [("req2rank plan: error: every requirement of run run-flat "
+                                 "scored the same: no spread to plan from; plan from a run "
+                                 "whose scores vary")]
+    store_run(db, "run-one", "m", [True])
+    code, _, err = cli(capsys, "plan", "--db", str(db), "--difference", "5", "--from",
+                       "run-one")
+    assert code == 2 and "scored 1 requirement(s): a spread needs two" in err[0]
