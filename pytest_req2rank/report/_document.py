@@ -204,7 +204,8 @@ class RunSummary(BaseModel):
     ci95: ScoreInterval | None = None
     detectable_difference: DetectableDifference | None = Field(
         default=None, description="The smallest difference this run could detect; None with "
-        "fewer than two scored requirements, or in results written before it was recorded")
+        "fewer than two scored requirements, when every requirement scored the same, or in "
+        "results written before it was recorded")
     dimensions: dict[str, float] = Field(default_factory=dict)
     agreement: Literal["high", "moderate", "low"] | None = None
     items_total: int

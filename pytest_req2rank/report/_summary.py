@@ -150,10 +150,12 @@ def run_score(items: Sequence[ItemResult], *, seed: int) -> tuple[float | None, 
 
 def run_detectable_difference(items: Sequence[ItemResult]) -> DetectableDifference | None:
     """The smallest difference the run could detect against a model of its own spread on the
-    same requirements (80 % power, alpha 0.05); None with fewer than two requirements."""
+    same requirements (80 % power, alpha 0.05); None with fewer than two requirements, or
+    when every requirement scored the same (no spread seen, which says nothing of the next
+    model's)."""
     clusters = scores_by_cluster(items)
     sd = like_model_sd(clusters)
-    if sd is None:
+    if not sd:
         return None
     return DetectableDifference(points=round(detectable_difference(sd, len(clusters)), 2),
                                 requirements=len(clusters), sd=round(sd, 2), basis="like-model")

@@ -126,3 +126,31 @@ def test_plan_from_a_run_without_spread_says_so(tmp_path: Path,
     code, _, err = cli(capsys, "plan", "--db", str(db), "--difference", "5", "--from",
                        "run-one")
     assert code == 2 and "scored 1 requirement(s): a spread needs two" in err[0]
+
+
+BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
+
+
+@pytest.mark.slow
+def test_three_instruments_run_on_one_plan_rank_paired(
+        pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
+    """Three r2r/degraded instruments run with one seed (the same drawn requirements), each
+    run's summary states its detectable difference, and `req2rank rank` pairs the runs."""
+    pytester.makepyfile(test_benchmark=BENCHMARK)
+    ids = []
+    for quality in ("0", "0.5", "1"):
+        result = pytester.runpytest("--r2r-model=r2r/degraded:" + quality, "--r2r-rounds=4",
+                                    "--r2r-seed=5", "--r2r-judges=none", "-p", "no:xdist",
+                                    "--r2r-json=" + quality + ".json")
+        detectable = [line for line in result.outlines if line.startswith("detectable")]
+        # every requirement of the reference's run scores 100: no spread, no figure
+        assert len(detectable) == (0 if quality == "1" else 1), detectable
+        ids.append(next(line.split()[1] for line in result.outlines if line.startswith("run ")))
+    db = pytester.path / ".req2rank" / "req2rank.db"
+    capsys.readouterr()  # the runs' own output
+    code, out, err = cli(capsys, "rank", "--db", str(db), *ids)
+    assert code == 0 and not err
+    assert out[3].startswith("paired: the runs share their plan")
+    rows = [line.split() for line in out[6:9]]
+    assert [row[3] for row in rows] == ["r2r/degraded:1", "r2r/degraded:0.5", "r2r/degraded:0"]
+    assert rows[0][4] == "100.0"

@@ -90,3 +90,8 @@ def test_ranking_needs_two_scored_runs() -> None:
         rank_runs([_document("r1", "m", [100.0])], seed=1)
     with pytest.raises(ValueError, match="named twice"):
         rank_runs([_document("r1", "m", [100.0])] * 2, seed=1)
+
+
+def test_no_spread_gives_no_figure() -> None:
+    assert build_summary(_items("m", [100.0] * 5), planned=5,
+                         wall_time_s=1.0).detectable_difference is None
