@@ -95,3 +95,13 @@ def test_ranking_needs_two_scored_runs() -> None:
 def test_no_spread_gives_no_figure() -> None:
     assert build_summary(_items("m", [100.0] * 5), planned=5,
                          wall_time_s=1.0).detectable_difference is None
+
+
+def test_the_markdown_report_states_the_detectable_difference() -> None:
+    from pytest_req2rank.report import render_markdown
+
+    document = _document("r1", "m", [100.0, 0.0, 100.0, 50.0])
+    found = document.summary.detectable_difference
+    assert found is not None
+    assert (f"Detectable difference: {found.points:.1f} points against a model of this run's "
+            "spread on the same 4 requirements") in render_markdown(document)
