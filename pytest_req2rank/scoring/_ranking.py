@@ -5,8 +5,8 @@ statistic comes from one bootstrap over requirements, the run CI's own (:mod:`._
 
 - **paired** (the models answered the same requirements): each resample draws the same
   requirements for every model, so what the models share (an easy or a hard draw) cancels in
-  their differences. A model's score CI is then exactly :func:`~._bootstrap.bootstrap_ci`'s
-  with the same seed.
+  their differences. The score CI of a model that scored every requirement is then exactly
+  :func:`~._bootstrap.bootstrap_ci`'s with the same seed.
 - **unpaired** (different requirements, e.g. runs with different seeds): each model's
   requirements are resampled on their own, and differences are as wide as both CIs together.
 
