@@ -10,11 +10,12 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import Req2RankError
-from . import _history, _hub, _reports
+from . import _history, _hub, _ranking, _reports
 from ._command import EXIT_ERROR, EXIT_OK, Command
 from ._stored_runs import default_store
 
-COMMANDS: tuple[Command, ...] = (*_history.COMMANDS, *_reports.COMMANDS, *_hub.COMMANDS)
+COMMANDS: tuple[Command, ...] = (*_history.COMMANDS, *_ranking.COMMANDS, *_reports.COMMANDS,
+                                 *_hub.COMMANDS)
 """Every subcommand; a command group adds its module's ``COMMANDS`` here."""
 
 

@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..draws import sample_seed
-from ..models import ItemResult, Task, Usage
+from ..models import ExecutionResult, ItemResult, Task, Usage
 from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
 from ..sandbox import Sandbox
-from ._extract import extract_code
+from ._extract import ExtractedCode, extract_code
 from ._grading import grade, program_files
+from ._instrument import ask
 from ._outcome import finish_answer, finish_item
 from ._prompts import build_messages
 
@@ -59,8 +60,15 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
         sample=task.sample,
         cluster=task.task_item_id,  # the samples of a task are one cluster
     )
+    def graded(files: dict[str, str]) -> ExecutionResult:
+        return grade(task, files, sandbox, timeout_s=options.sandbox_timeout_s)
+
+    def extracted_from(text: str, verbatim: bool = False) -> ExtractedCode | None:
+        return extract_code(text, entry_point=task.entry_point, prompt=task.prompt,
+                            assume_code=verbatim)
+
     try:
-        completion = provider.complete(request)
+        completion = ask(provider, request, grade=graded, extract=extracted_from)
     except ProviderError as exc:
         status = "timeout" if exc.kind == "timeout" else "api_error"
         usage = Usage(calls=exc.attempts, retries=max(exc.attempts - 1, 0))
@@ -68,14 +76,8 @@ def run_task(task: Task, provider: Provider, sandbox: Sandbox, options: RunOptio
     except ProviderConfigError as exc:
         return finish_item(result, t0, status="api_error", reason=str(exc))
     generation_s = time.perf_counter() - t0
-    extracted = extract_code(
-        completion.text,
-        entry_point=task.entry_point,
-        prompt=task.prompt,
-        assume_code=bool(completion.raw.get("verbatim_code")),
-    )
+    extracted = extracted_from(completion.text, bool(completion.raw.get("verbatim_code")))
     return finish_answer(
         result, t0, completion, extracted, generation_s=generation_s,
-        program=lambda files: program_files(task, files),
-        grade=lambda files: grade(task, files, sandbox, timeout_s=options.sandbox_timeout_s),
+        program=lambda files: program_files(task, files), grade=graded,
     )

@@ -9,6 +9,7 @@ from ..draws import sample_seed
 from ..models import (
     COMPLEXITIES,
     INFRA_STATUSES,
+    ExecutionResult,
     ItemResult,
     ProjectRequirement,
     Task,
@@ -17,8 +18,9 @@ from ..models import (
 )
 from ..providers import CompletionRequest, Provider, ProviderConfigError, ProviderError
 from ..sandbox import Sandbox
-from ._extract import extract_code
+from ._extract import ExtractedCode, extract_code
 from ._grading import grade_probes
+from ._instrument import ask
 from ._outcome import finish_answer, finish_item
 from ._pipeline import RunOptions
 from ._prompts import requirement_messages
@@ -54,22 +56,27 @@ def run_requirement(
         seed=sample_seed(options.seed, task.sample or 0), timeout_s=level.timeout_s,
         json_mode=True, task=task, sample=task.sample or 0,
     )
+    main_file = next(iter(requirement.reference)) if len(requirement.reference) == 1 else None
+
+    def graded(files: dict[str, str]) -> ExecutionResult:
+        return grade_probes(files, requirement.probes, sandbox,
+                            timeout_s=options.sandbox_timeout_s, setup=requirement.setup,
+                            reference=requirement.reference)
+
+    def extracted_from(text: str) -> ExtractedCode | None:
+        return extract_code(text, file_name=main_file or "solution.py")
+
     try:
-        completion = provider.complete(request)
+        completion = ask(provider, request, grade=graded, extract=extracted_from)
     except ProviderError as exc:
         status = "timeout" if exc.kind == "timeout" else "api_error"
         return finish_item(result, t0, status=status, reason=exc.message)
     except ProviderConfigError as exc:
         return finish_item(result, t0, status="api_error", reason=str(exc))
     generation_s = time.perf_counter() - t0
-    main_file = next(iter(requirement.reference)) if len(requirement.reference) == 1 else None
-    extracted = extract_code(completion.text, file_name=main_file or "solution.py")
     item = finish_answer(
-        result, t0, completion, extracted, generation_s=generation_s,
-        program=lambda files: files,
-        grade=lambda files: grade_probes(files, requirement.probes, sandbox,
-                                         timeout_s=options.sandbox_timeout_s,
-                                         setup=requirement.setup, reference=requirement.reference),
+        result, t0, completion, extracted_from(completion.text), generation_s=generation_s,
+        program=lambda files: files, grade=graded,
     )
     if item.status in INFRA_STATUSES or not item.tests:
         return item

@@ -37,6 +37,7 @@ from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
 from ._specs import (
     BUILTIN_PREFIX,
     DEFAULT_CONCURRENCY,
+    DEGRADED_PREFIX,
     FAKE_PREFIX,
     REASONING_EFFORTS,
     REFERENCE_MODEL,
@@ -62,6 +63,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_EXECUTION_WEIGHT",
     "DEFAULT_WEIGHTS",
+    "DEGRADED_PREFIX",
     "DIMENSIONS",
     "DOMAINS",
     "FAKE_PREFIX",

@@ -8,6 +8,7 @@ xdist workers and into the results JSON unchanged.
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -22,6 +23,9 @@ REFERENCE_MODEL = "r2r/reference"
 """The offline default model: answers every task with its reference solution."""
 SAMPLES_PREFIX = "r2r/samples:"
 """``r2r/samples:PATH`` grades existing completions from a JSONL samples file."""
+DEGRADED_PREFIX = "r2r/degraded:"
+"""``r2r/degraded:P`` answers each item with its reference with probability P, else with a
+mutant of it that fails a hidden test: an instrument of known accepted@1 (docs/rankings.md)."""
 STATIC_JUDGE = "r2r/static"
 """The built-in deterministic judge: static analysis plus the execution evidence."""
 FAKE_PREFIX = "fake/"
@@ -31,7 +35,7 @@ DEFAULT_CONCURRENCY = 8
 latencies (docs/performance.md)."""
 """Models answered by the scripted fake provider (``pytest_req2rank.providers.fake``)."""
 
-ModelKind = Literal["reference", "samples", "fake", "litellm"]
+ModelKind = Literal["reference", "samples", "degraded", "fake", "litellm"]
 SuiteKind = Literal["dynamic", "humaneval", "jsonl"]
 SandboxBackend = Literal["process", "docker", "sandboxfusion"]
 ProcessMode = Literal["auto", "forkserver", "bwrap", "unshare", "rlimits"]
@@ -89,6 +93,8 @@ class ModelSpec(_Spec):
     kind: ModelKind
     path: str = ""
     """The samples file of ``r2r/samples:PATH``."""
+    quality: float | None = None
+    """The P of ``r2r/degraded:P``: the chance of answering an item with its reference."""
 
     @classmethod
     def _parts(cls, text: str) -> dict[str, Any]:
@@ -106,21 +112,35 @@ class ModelSpec(_Spec):
             if not path:
                 raise ValueError(f"r2r/samples needs a path: {SAMPLES_PREFIX}PATH")
             return {"text": text, "kind": "samples", "path": path}
+        if text.startswith(DEGRADED_PREFIX):
+            return {"text": text, "kind": "degraded", "quality": _quality(text)}
         if text.startswith(BUILTIN_PREFIX):
             raise ValueError(f"unknown built-in model {text!r}; built-ins are "
-                             f"{REFERENCE_MODEL} and {SAMPLES_PREFIX}PATH")
+                             f"{REFERENCE_MODEL}, {SAMPLES_PREFIX}PATH and {DEGRADED_PREFIX}P")
         if text.startswith(FAKE_PREFIX):
             return {"text": text, "kind": "fake"}
         return {"text": text, "kind": "litellm"}
 
     @property
     def is_builtin(self) -> bool:
-        return self.kind in ("reference", "samples")
+        return self.kind in ("reference", "samples", "degraded")
 
     @property
     def fake_name(self) -> str:
         """The script's name of a ``fake/NAME`` model."""
         return self.text[len(FAKE_PREFIX):]
+
+
+def _quality(text: str) -> float:
+    raw = text[len(DEGRADED_PREFIX):]
+    try:
+        quality = float(raw)
+    except ValueError:
+        quality = math.nan
+    if not 0.0 <= quality <= 1.0:  # NaN fails too
+        raise ValueError(f"{DEGRADED_PREFIX}P needs a probability P from 0 to 1, got {raw!r}; "
+                         f"e.g. {DEGRADED_PREFIX}0.7")
+    return quality
 
 
 class SuiteSpec(_Spec):

@@ -1,8 +1,8 @@
 """LLM access: one chat completion per call, with its usage, or a classified failure.
 
 ``resolve_provider(model)`` maps a model string to a :class:`Provider`:
-``r2r/reference`` and ``r2r/samples:PATH`` are offline built-ins that never
-import litellm; every other string is a LiteLLM model served by
+``r2r/reference``, ``r2r/samples:PATH`` and ``r2r/degraded:P`` are offline built-ins that
+never import litellm; every other string is a LiteLLM model served by
 :class:`LiteLLMProvider` (``fake/<name>`` by the scripted fake in
 :mod:`pytest_req2rank.providers.fake`). :func:`preflight` checks a run's models with one
 tiny request each before the first item; a model that keeps failing for a run-wide cause
@@ -28,6 +28,7 @@ from ._base import (
 )
 from ._breaker import RUN_WIDE_FAILURES_TO_STOP, reset_breakers, run_stop_reason
 from ._cache import CachedProvider
+from ._degraded import DegradedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
 from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
@@ -41,7 +42,7 @@ from ._preflight import (
     preflight,
 )
 from ._reasoning import SplitAnswer, split_reasoning
-from ._reference import ReferenceProvider
+from ._reference import ReferenceProvider, answer_text
 from ._resolve import (
     check_model,
     litellm_provider,
@@ -59,12 +60,13 @@ __all__ = [
     "PREFLIGHT_MAX_TOKENS",
     "PREFLIGHT_PROMPT",
     "RUN_WIDE_CAUSES",
+    "RUN_WIDE_FAILURES_TO_STOP",
     "AnswerSchema",
     "Budget",
-    "RUN_WIDE_FAILURES_TO_STOP",
     "CachedProvider",
     "Completion",
     "CompletionRequest",
+    "DegradedProvider",
     "Embedding",
     "FailureCause",
     "LiteLLMProvider",
@@ -82,6 +84,7 @@ __all__ = [
     "Sample",
     "SamplesProvider",
     "SplitAnswer",
+    "answer_text",
     "apply_offline_defaults",
     "calls_in_flight",
     "calls_refused",

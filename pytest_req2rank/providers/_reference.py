@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from ..models import REFERENCE_MODEL
 from ._base import Completion, CompletionRequest, Provider, ProviderError
@@ -29,10 +30,15 @@ class ReferenceProvider(Provider):
                 "api_error",
                 f"{REFERENCE_MODEL} answers benchmark tasks only, and this request carries no task",
             )
-        if request.task.reference_files:
-            files = [{"path": path, "content": content}
-                     for path, content in request.task.reference_files.items()]
-            return Completion(text=json.dumps({"files": files}), model=self.model)
-        reference = request.task.reference
-        text = reference if "```" in reference else f"```python\n{reference.rstrip()}\n```\n"
-        return Completion(text=text, model=self.model)
+        task = request.task
+        return Completion(text=answer_text(task.reference_files or task.reference),
+                          model=self.model)
+
+
+def answer_text(program: str | Mapping[str, str]) -> str:
+    """A program as a target model is asked to answer it: a source in a ```python fence (as
+    is when it holds a fence itself), files as ``{"files": [...]}`` JSON."""
+    if not isinstance(program, str):
+        files = [{"path": path, "content": content} for path, content in program.items()]
+        return json.dumps({"files": files})
+    return program if "```" in program else f"```python\n{program.rstrip()}\n```\n"

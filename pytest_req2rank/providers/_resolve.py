@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..models import DEFAULT_CONCURRENCY, ModelSpec, ReasoningEffort
 from ._base import Provider, ProviderConfigError
+from ._degraded import DegradedProvider
 from ._env import import_litellm
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
@@ -32,6 +33,8 @@ def load_offline(model: ModelSpec | str, *, task_ids: Iterable[str] | None = Non
     spec = model_spec(model)
     if spec.kind == "reference":
         return ReferenceProvider()
+    if spec.kind == "degraded":
+        return DegradedProvider(spec)
     if spec.kind != "samples":
         raise ProviderConfigError(f"{spec} is not a built-in model")
     provider = SamplesProvider(spec.path)

@@ -4,6 +4,7 @@ Markdown reports, stratified Q&A samples, Weights & Biases."""
 from ._comparison import compare_runs
 from ._document import (
     BaselineReport,
+    DetectableDifference,
     GateReport,
     InvalidResults,
     JudgeReport,
@@ -38,6 +39,7 @@ from ._nversion import (
     nversion_summary,
 )
 from ._qalog import append_qa, qa_record
+from ._ranking import RankedRuns, rank_runs, ranking_lines, shared_plan
 from ._run import in_plan_order, item_counts, resumed_run, summarize_run, version_items
 from ._samples import (
     SAMPLES_FILE,
@@ -48,8 +50,15 @@ from ._samples import (
     stratified_sample,
     write_samples,
 )
-from ._summary import build_summary, pass_at_k_by_dataset, run_score, scores_by_requirement
-from ._terminal import baseline_lines, render_summary
+from ._summary import (
+    build_summary,
+    pass_at_k_by_dataset,
+    run_detectable_difference,
+    run_score,
+    scores_by_cluster,
+    scores_by_requirement,
+)
+from ._terminal import baseline_lines, detectable_line, render_summary
 from ._wandb import WandbUnavailable, log_to_wandb, wandb_metrics
 
 __all__ = [
@@ -57,6 +66,7 @@ __all__ = [
     "STEP_SUMMARY_ENV",
     "BaselineReport",
     "DatasetSample",
+    "DetectableDifference",
     "GateReport",
     "GenerationSummary",
     "InvalidResults",
@@ -66,6 +76,7 @@ __all__ = [
     "PassAtK",
     "PatternReport",
     "QaSamples",
+    "RankedRuns",
     "RegressionReport",
     "ResultsDocument",
     "ResumedRun",
@@ -80,6 +91,7 @@ __all__ = [
     "baseline_lines",
     "build_summary",
     "compare_runs",
+    "detectable_line",
     "diversity_usage",
     "generated_schema",
     "generated_schema",
@@ -91,15 +103,20 @@ __all__ = [
     "nversion_summary",
     "pass_at_k_by_dataset",
     "qa_record",
+    "rank_runs",
+    "ranking_lines",
     "render_html",
     "render_markdown",
     "render_summary",
     "report_path",
     "results_schema",
     "resumed_run",
+    "run_detectable_difference",
     "run_score",
     "sample_records",
+    "scores_by_cluster",
     "scores_by_requirement",
+    "shared_plan",
     "stratified_sample",
     "summarize_run",
     "validate_results",

@@ -16,8 +16,10 @@ from ..models import IsolationLevel, ItemResult, Status
 from ._nversion import NVersionSummary
 from ._samples import QaSamples
 
-SCHEMA_VERSION: Final = 3
-"""3: the status ``truncated`` (and its ``truncated_rate``), items' ``reasoning``,
+SCHEMA_VERSION: Final = 4
+"""4: ``summary.detectable_difference`` (the smallest difference the run could detect); a
+version-3 document is a version-4 one without it.
+3: the status ``truncated`` (and its ``truncated_rate``), items' ``reasoning``,
 ``raw_response`` and ``finish_reason``; a version-2 document is a version-3 one without them.
 2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
 not in the score); a version-1 document is a version-2 one without them."""
@@ -175,6 +177,24 @@ class PassAtK(BaseModel):
     )
 
 
+class DetectableDifference(BaseModel):
+    """The smallest true score difference a run of this size detects with 80 % power at
+    alpha = 0.05 (docs/rankings.md, Power)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    points: float = Field(description="The difference in score points (0-100)")
+    requirements: int = Field(description="Requirements (clusters) scored")
+    sd: float = Field(description="Standard deviation of the per-requirement differences the "
+                      "figure assumes, in score points")
+    basis: Literal["like-model", "paired"] = Field(
+        description="like-model: against a second model of this run's per-requirement spread, "
+        "uncorrelated with it (the conservative figure); paired: measured from two models' "
+        "differences on shared requirements")
+    power: float = 0.8
+    alpha: float = 0.05
+
+
 class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -182,6 +202,10 @@ class RunSummary(BaseModel):
         description="0-100: the mean item score over scored items (for static suites 100 x accepted@1)"
     )
     ci95: ScoreInterval | None = None
+    detectable_difference: DetectableDifference | None = Field(
+        default=None, description="The smallest difference this run could detect; None with "
+        "fewer than two scored requirements, when every requirement scored the same, or in "
+        "results written before it was recorded")
     dimensions: dict[str, float] = Field(default_factory=dict)
     agreement: Literal["high", "moderate", "low"] | None = None
     items_total: int
@@ -226,7 +250,7 @@ class ResultsDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1, 2, 3] = SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4] = SCHEMA_VERSION
     run: RunInfo
     summary: RunSummary
     items: list[ItemResult]

@@ -125,6 +125,11 @@ def _score(summary: RunSummary) -> str:
         text = f"**{summary.overall_score:.1f} / 100** = {meaning}{interval}"
     counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
     lines = ["## Score", "", text, "", f"Items: {counts or 'none'}."]
+    found = summary.detectable_difference
+    if found is not None:
+        lines += ["", (f"Detectable difference: {found.points:.1f} points against a model of "
+                       f"this run's spread on the same {found.requirements} requirements (80% "
+                       "power, α 0.05); a smaller true difference is likely to go undetected.")]
     if summary.dimensions:
         lines += ["", _table(["dimension", "score"],
                              [[d, f"{v:.1f}"] for d, v in summary.dimensions.items()])]

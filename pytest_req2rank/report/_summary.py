@@ -11,15 +11,17 @@ from ..scoring import (
     ProblemOutcome,
     agreement_band,
     bootstrap_ci,
+    detectable_difference,
     group_by_dataset,
     json_safe,
+    like_model_sd,
     metric_names,
     pass_at_k,
     phase0_metrics,
     phase0_warnings,
     wilson_interval,
 )
-from ._document import PassAtK, RunSummary, ScoreInterval
+from ._document import DetectableDifference, PassAtK, RunSummary, ScoreInterval
 from ._judging import dimension_scores, judge_usage, judging_summary, totals_of
 
 
@@ -67,6 +69,7 @@ def build_summary(
     return RunSummary(
         overall_score=overall,
         ci95=ci95,
+        detectable_difference=run_detectable_difference(items),
         items_total=len(items),
         items_planned=planned,
         status_counts={status: counts.get(status, 0) for status in STATUSES},
@@ -139,22 +142,37 @@ def run_score(items: Sequence[ItemResult], *, seed: int) -> tuple[float | None, 
         overall = 100 * solved / len(scores)
         return round(overall, 2), ScoreInterval(low=round(100 * low, 2), high=round(100 * high, 2),
                                                 method="wilson")
-    clusters: dict[str, list[float]] = {}
-    for item in scored:
-        clusters.setdefault(item.cluster or item.item_id, []).append(float(item.score or 0.0))
-    interval = bootstrap_ci(clusters, seed=seed)
+    interval = bootstrap_ci(scores_by_cluster(scored), seed=seed)
     return round(interval.estimate, 2), ScoreInterval(
         low=round(interval.low, 2), high=round(interval.high, 2), method="bootstrap-clustered"
     )
 
 
-def scores_by_requirement(items: Sequence[ItemResult]) -> dict[str, float]:
-    """Mean score per requirement (cluster) over scored items, for paired baseline comparison."""
+def run_detectable_difference(items: Sequence[ItemResult]) -> DetectableDifference | None:
+    """The smallest difference the run could detect against a model of its own spread on the
+    same requirements (80 % power, alpha 0.05); None with fewer than two requirements, or
+    when every requirement scored the same (no spread seen, which says nothing of the next
+    model's)."""
+    clusters = scores_by_cluster(items)
+    sd = like_model_sd(clusters)
+    if not sd:
+        return None
+    return DetectableDifference(points=round(detectable_difference(sd, len(clusters)), 2),
+                                requirements=len(clusters), sd=round(sd, 2), basis="like-model")
+
+
+def scores_by_cluster(items: Sequence[ItemResult]) -> dict[str, list[float]]:
+    """The scored items' scores per requirement (cluster; an item without one is its own)."""
     clusters: dict[str, list[float]] = {}
     for item in items:
         if item.score is not None:
-            clusters.setdefault(item.cluster or item.item_id, []).append(item.score)
-    return {key: sum(values) / len(values) for key, values in clusters.items()}
+            clusters.setdefault(item.cluster or item.item_id, []).append(float(item.score))
+    return clusters
+
+
+def scores_by_requirement(items: Sequence[ItemResult]) -> dict[str, float]:
+    """Mean score per requirement (cluster) over scored items, for paired baseline comparison."""
+    return {key: sum(values) / len(values) for key, values in scores_by_cluster(items).items()}
 
 
 def _outcome(item: ItemResult) -> ProblemOutcome:

@@ -10,6 +10,7 @@ from ..models import BUILTIN_PREFIX
 from ..scoring import ERROR_DISTRIBUTION_STATUSES
 from ._document import (
     BaselineReport,
+    DetectableDifference,
     JudgingSummary,
     PassAtK,
     ResultsDocument,
@@ -48,6 +49,8 @@ def render_summary(
         meaning = "100 x accepted@1" if summary.ci95 is None or summary.ci95.method == "wilson" else (
             "mean item score")
         lines.append(f"score: {summary.overall_score:.1f}/100 = {meaning}{interval}")
+    if summary.detectable_difference is not None:
+        lines.append(detectable_line(summary.detectable_difference))
     lines.append(_items_line(summary))
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
@@ -74,6 +77,15 @@ def render_summary(
     lines.append(f"q&a log: {paths.qa_log} | store: {paths.store}")
     lines += [f"error: {message}" for message in errors.values()]
     return lines
+
+
+def detectable_line(found: DetectableDifference) -> str:
+    """What difference the run could detect, and against what."""
+    against = ("a model of this run's spread on the same requirements" if found.basis ==
+               "like-model" else "the other model, paired")
+    return (f"detectable difference: {found.points:.1f} points vs {against} "
+            f"({found.requirements} requirements, {found.power:.0%} power, alpha "
+            f"{found.alpha:g}; `req2rank plan --difference D` says the rounds D needs)")
 
 
 def _items_line(summary: RunSummary) -> str:

@@ -48,6 +48,13 @@ from ._phase0 import (
     phase0_warnings,
 )
 from ._pooling import pooled_interval
+from ._power import (
+    detectable_difference,
+    like_model_sd,
+    paired_difference_sd,
+    rounds_needed,
+)
+from ._ranking import RankedModel, Ranking, rank_models
 
 __all__ = [
     "ERROR_DISTRIBUTION_STATUSES",
@@ -59,6 +66,8 @@ __all__ = [
     "PairedDiff",
     "PanelScore",
     "ProblemOutcome",
+    "RankedModel",
+    "Ranking",
     "Regression",
     "accepted_at_1",
     "agreement_band",
@@ -68,17 +77,20 @@ __all__ = [
     "bootstrap_ci",
     "cost_per_solved_judge_time",
     "cost_per_solved_tokens",
+    "detectable_difference",
     "dimension_alphas",
     "error_distribution",
     "exec_success_rate",
     "group_by_dataset",
     "json_safe",
     "krippendorff_alpha_interval",
+    "like_model_sd",
     "metric_names",
     "p50_total_judge_time",
     "p95_total_judge_time",
     "p99_total_judge_time",
     "paired_bootstrap_diff",
+    "paired_difference_sd",
     "pass_at_k",
     "pass_ratio_mean",
     "pass_ratio_p50",
@@ -86,9 +98,11 @@ __all__ = [
     "phase0_metrics",
     "phase0_warnings",
     "pooled_interval",
+    "rank_models",
     "regression_gate",
     "regressions",
     "round_half_up",
+    "rounds_needed",
     "runtime_error_rate",
     "sandbox_error_rate",
     "score_gate",

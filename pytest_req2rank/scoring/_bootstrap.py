@@ -45,11 +45,22 @@ def cluster_bootstrap(
     sums: np.ndarray, sizes: np.ndarray, *, seed: int, n_resamples: int, level: float
 ) -> tuple[float, float]:
     """Percentile interval of ``Σ sums / Σ sizes`` with clusters resampled with replacement."""
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, sums.size, size=(n_resamples, sums.size))
+    picks = resample_picks(seed, sums.size, n_resamples)
     means = sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
+    return percentile_interval(means, level)
+
+
+def resample_picks(seed: int, n_clusters: int, n_resamples: int) -> np.ndarray:
+    """The clusters each resample draws (with replacement): ``n_resamples`` rows of
+    ``n_clusters`` indices, the same for the same ``seed``."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
+
+
+def percentile_interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The central ``level`` percentile interval of ``values`` (along the first axis)."""
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
+    low, high = np.quantile(values, [tail, 1.0 - tail])
     return float(low), float(high)
 
 

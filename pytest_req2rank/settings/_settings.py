@@ -206,6 +206,9 @@ class Settings(GenerationSettings):
         if self.samples_per_task > 1 or self.model.kind == "samples":
             raise ValueError("nversion: an N-version run asks the model once per version; "
                              "leave out --r2r-samples-per-task and r2r/samples:PATH")
+        if self.model.kind == "degraded":
+            raise ValueError(f"nversion: {self.model} answers benchmark items, not the "
+                             "versions of an N-version run; pass --r2r-model=MODEL")
         return self
 
     @field_validator("complexity")

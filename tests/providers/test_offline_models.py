@@ -141,7 +141,8 @@ def test_check_covers_names_the_missing_tasks(tmp_path: Path) -> None:
     ("model", "message"),
     [
         ("r2r/oracle",
-         "unknown built-in model 'r2r/oracle'; built-ins are r2r/reference and r2r/samples:PATH"),
+         ("unknown built-in model 'r2r/oracle'; built-ins are r2r/reference, r2r/samples:PATH "
+         "and r2r/degraded:P")),
         ("r2r/samples:", "r2r/samples needs a path"),
         ("r2r/reference2", "unknown built-in model"),
         ("", "must not be empty"),

@@ -1,0 +1,87 @@
+"""Several runs ranked: which runs can be paired, the ranking table, and its lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..scoring import Ranking, rank_models
+from ._document import ResultsDocument
+from ._summary import scores_by_cluster
+
+
+@dataclass(frozen=True)
+class RankedRuns:
+    """The ranking of some runs, each row labelled by its run's model (and id, when two runs
+    share a model), and why it is paired or not."""
+
+    ranking: Ranking
+    labels: dict[str, str]
+    """Row label -> run id."""
+    why: str
+
+
+def shared_plan(documents: Sequence[ResultsDocument]) -> str | None:
+    """None when every run asked the same items of the same suite with the same seed (one
+    plan, so their scores pair by requirement); else what differs."""
+    first = documents[0]
+    for other in documents[1:]:
+        if (other.run.suite, other.run.seed) != (first.run.suite, first.run.seed):
+            return (f"runs {first.run.id} and {other.run.id} differ in suite or seed "
+                    f"({first.run.suite} {first.run.seed}, {other.run.suite} {other.run.seed})")
+        if {i.item_id for i in other.items} != {i.item_id for i in first.items}:
+            return f"runs {first.run.id} and {other.run.id} finished different items"
+    return None
+
+
+def rank_runs(documents: Sequence[ResultsDocument], *, seed: int) -> RankedRuns:
+    """The ranking table of ``documents``: paired when they share their plan, else unpaired
+    (wider intervals). ``ValueError`` when fewer than two runs or a run scored nothing."""
+    if len(documents) < 2:
+        raise ValueError("ranking needs at least two runs")
+    ids = [doc.run.id for doc in documents]
+    if len(set(ids)) < len(ids):
+        raise ValueError(f"run {next(i for i in ids if ids.count(i) > 1)} is named twice")
+    models = [doc.run.model for doc in documents]
+    labels = {(doc.run.model if models.count(doc.run.model) == 1 else
+               f"{doc.run.model} ({doc.run.id})"): doc.run.id for doc in documents}
+    scores = {}
+    for label, doc in zip(labels, documents, strict=True):
+        clusters = scores_by_cluster(doc.items)
+        if not clusters:
+            raise ValueError(f"run {doc.run.id} has no scored item to rank")
+        scores[label] = clusters
+    differs = shared_plan(documents)
+    why = ("paired: the runs share their plan (suite, seed and items), so each resample draws "
+           "the same requirements for every model" if differs is None else
+           f"unpaired: {differs}; each run's requirements are resampled on their own, so the "
+           "intervals are wider")
+    ranking = rank_models(scores, paired=differs is None, seed=seed)
+    return RankedRuns(ranking, labels, why)
+
+
+def ranking_lines(ranking: Ranking) -> list[str]:
+    """The ranking table as aligned text: rank and its interval, group, model, score and CI,
+    the difference to the leader and its CI, requirements."""
+    pct = f"{ranking.level:.0%}"
+    table = [["rank", f"{pct} rank", "group", "model", "score", f"{pct} CI",
+              "diff to #1", f"{pct} CI", "reqs"]]
+    for row in ranking.models:
+        table.append([
+            str(row.rank), f"{row.rank_low}-{row.rank_high}", str(row.group), row.model,
+            f"{row.score.estimate:.1f}", f"{row.score.low:.1f}-{row.score.high:.1f}",
+            "-" if row is ranking.models[0] else f"{row.diff_to_leader.estimate:+.1f}",
+            "" if row is ranking.models[0] else
+            f"{row.diff_to_leader.low:+.1f} to {row.diff_to_leader.high:+.1f}",
+            str(row.requirements),
+        ])
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    left = {3}
+    lines = ["  ".join(cell.ljust(w) if i in left else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(line, widths, strict=True))).rstrip()
+             for line in table]
+    groups = ranking.groups
+    if len(groups) < len(ranking.models):
+        tied = "; ".join(" = ".join(group) for group in groups if len(group) > 1)
+        lines.append(f"the data cannot separate: {tied}")
+    return lines

@@ -1,0 +1,107 @@
+"""The run summary's detectable difference, and several runs' ranking table."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pytest_req2rank.models import ItemResult
+from pytest_req2rank.report import (
+    ResultsDocument,
+    RunInfo,
+    build_summary,
+    detectable_line,
+    rank_runs,
+    ranking_lines,
+    shared_plan,
+    validate_results,
+)
+from pytest_req2rank.scoring import detectable_difference
+
+
+def _items(model: str, scores: list[float], *, rounds: int = 1) -> list[ItemResult]:
+    return [ItemResult(item_id=f"dynamic/r{i}", dataset="dynamic", task_id=f"r{i}", model=model,
+                       status="success" if score == 100 else "wrong_answer", kind="dynamic",
+                       score=score, cluster=f"req{i // rounds}")
+            for i, score in enumerate(scores)]
+
+
+def _document(run_id: str, model: str, scores: list[float], seed: int = 1) -> ResultsDocument:
+    items = _items(model, scores)
+    return ResultsDocument(
+        run=RunInfo(id=run_id, seed=seed, model=model, suite="dynamic", sandbox="process",
+                    plugin_version="0", started_at="t0", finished_at="t1"),
+        summary=build_summary(items, planned=len(items), wall_time_s=1.0, seed=seed),
+        items=items)
+
+
+def test_the_summary_states_the_smallest_difference_the_run_could_detect() -> None:
+    scores = [100.0, 0.0, 50.0, 100.0, 80.0, 20.0]
+    items = _items("m", scores, rounds=2)  # requirement means 50, 75, 50
+    found = build_summary(items, planned=6, wall_time_s=1.0).detectable_difference
+    assert found is not None
+    sd = math.sqrt(2) * 14.433756729740644  # sqrt(2) x sd(50, 75, 50)
+    assert found.requirements == 3 and found.basis == "like-model"
+    assert found.sd == pytest.approx(sd, abs=0.01)
+    assert found.points == pytest.approx(detectable_difference(sd, 3), abs=0.01)
+    line = detectable_line(found)
+    assert line.startswith(f"detectable difference: {found.points:.1f} points vs a model of")
+    assert "3 requirements, 80% power, alpha 0.05" in line
+
+
+def test_one_requirement_detects_nothing_and_the_document_stays_valid() -> None:
+    assert build_summary(_items("m", [100.0, 0.0], rounds=2), planned=2,
+                         wall_time_s=1.0).detectable_difference is None
+    document = _document("r1", "m", [100.0, 0.0, 100.0])
+    assert document.summary.detectable_difference is not None
+    validate_results(document.model_dump(mode="json"))
+
+
+def test_runs_of_one_plan_are_ranked_paired_others_unpaired() -> None:
+    strong = [100.0] * 18 + [0.0] * 2
+    weak = [100.0] * 6 + [0.0] * 14
+    a, b = _document("ra", "model-a", strong), _document("rb", "model-b", weak)
+    assert shared_plan([a, b]) is None
+    ranked = rank_runs([b, a], seed=1)
+    assert ranked.ranking.paired and ranked.why.startswith("paired")
+    assert [row.model for row in ranked.ranking.models] == ["model-a", "model-b"]
+    assert ranked.labels == {"model-b": "rb", "model-a": "ra"}
+    other = _document("rc", "model-b", weak, seed=2)
+    unpaired = rank_runs([a, other], seed=1)
+    assert not unpaired.ranking.paired
+    assert unpaired.why.startswith("unpaired: runs ra and rc differ in suite or seed")
+    lines = ranking_lines(ranked.ranking)
+    assert lines[0].split() == ["rank", "95%", "rank", "group", "model", "score", "95%", "CI",
+                                "diff", "to", "#1", "95%", "CI", "reqs"]
+    assert lines[1].split()[:5] == ["1", "1-1", "1", "model-a", "90.0"]
+    assert lines[2].split()[:6] == ["2", "2-2", "2", "model-b", "30.0", "10.0-50.0"]
+
+
+def test_the_same_model_twice_is_told_apart_and_ties_are_named() -> None:
+    scores = [100.0, 0.0] * 10
+    ranked = rank_runs([_document("r1", "m", scores), _document("r2", "m", scores)], seed=1)
+    assert set(ranked.labels) == {"m (r1)", "m (r2)"}
+    assert ranking_lines(ranked.ranking)[-1] == "the data cannot separate: m (r1) = m (r2)"
+
+
+def test_ranking_needs_two_scored_runs() -> None:
+    with pytest.raises(ValueError, match="at least two runs"):
+        rank_runs([_document("r1", "m", [100.0])], seed=1)
+    with pytest.raises(ValueError, match="named twice"):
+        rank_runs([_document("r1", "m", [100.0])] * 2, seed=1)
+
+
+def test_no_spread_gives_no_figure() -> None:
+    assert build_summary(_items("m", [100.0] * 5), planned=5,
+                         wall_time_s=1.0).detectable_difference is None
+
+
+def test_the_markdown_report_states_the_detectable_difference() -> None:
+    from pytest_req2rank.report import render_markdown
+
+    document = _document("r1", "m", [100.0, 0.0, 100.0, 50.0])
+    found = document.summary.detectable_difference
+    assert found is not None
+    assert (f"Detectable difference: {found.points:.1f} points against a model of this run's "
+            "spread on the same 4 requirements") in render_markdown(document)
