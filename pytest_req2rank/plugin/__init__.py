@@ -31,7 +31,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int | pytest.ExitCode, int | pytest.ExitCode]:
     """Under ``-n`` without ``--dist``, a benchmark is distributed with xdist's ``worksteal``:
-    each worker gets its share of the items at once and can start them ahead (``_prefetch``);
+    each worker gets its share of the items at once and can start them ahead (``run._prefetch``);
     xdist's default (``load``) hands long-running items out two at a time. (A wrapper: it
     must run before xdist's own hook turns ``--dist`` from ``no`` into ``load``.) An N-version
     run gets ``loadgroup``: a task's versions and ensemble checks stay on one worker, in order."""
