@@ -69,7 +69,7 @@ def main() -> None:
                          "--r2r-samples-per-task=2", "--r2r-dir=out"])
         finally:
             sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            threading.setprofile(None)
     traces = {f"--r2r-{option}": [path for path, _, names in calls if names & wanted]
               for option, wanted in OPTIONS.items()}
     start = next(i for i, (_, name, _) in enumerate(calls) if name == "pytest_generate_tests")
