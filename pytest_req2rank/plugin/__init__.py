@@ -1,4 +1,5 @@
-"""pytest hooks and fixtures of req2rank. Thin: the work happens in the engine packages.
+"""pytest hooks and fixtures of req2rank. Thin: each adapts a pytest phase to the session's
+:class:`~pytest_req2rank.run.Run` (started in :mod:`._start`), where the work happens.
 
 Inert in a session that neither asks for a benchmark nor collects one (:mod:`._activation`).
 """
@@ -12,11 +13,11 @@ import pytest
 
 from .._startup import freeze_long_lived
 from ..errors import ConfigurationError
-from ._activation import DormantPlugin, active_evaluator, asked_for, is_worker
+from ._activation import DormantPlugin, active_run, asked_for, is_worker
 from ._ceilings import guard_with_ceilings
 from ._config import add_options, nversion_asked
 from ._interrupt import mend_lineless
-from ._keys import BENCHMARK_COLLECTED_KEY, EVALUATOR_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY
+from ._keys import BENCHMARK_COLLECTED_KEY, FROZEN_AFTER_ITEM_KEY, RESULT_KEY, RUN_KEY
 from ._lookahead import task_id, upcoming
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int | pytest.ExitCode, int | pytest.ExitCode]:
     """Under ``-n`` without ``--dist``, a benchmark is distributed with xdist's ``worksteal``:
-    each worker gets its share of the items at once and can start them ahead (``_prefetch``);
+    each worker gets its share of the items at once and can start them ahead (``run._prefetch``);
     xdist's default (``load``) hands long-running items out two at a time. (A wrapper: it
     must run before xdist's own hook turns ``--dist`` from ``no`` into ``load``.) An N-version
     run gets ``loadgroup``: a task's versions and ensemble checks stay on one worker, in order."""
@@ -43,10 +44,10 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int | pytest.E
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     if asked_for(config):
-        from ._session import configure_session  # the engine: only in a benchmark session
+        from ._start import start_run  # the engine: only in a benchmark session
 
         try:
-            configure_session(config)
+            start_run(config)
         except ConfigurationError as exc:  # several lines (the preflight's): one ERROR each
             raise pytest.UsageError(*(str(exc).splitlines() or [str(exc)])) from None
     elif not is_worker(config):
@@ -54,23 +55,20 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    evaluator = config.stash.get(EVALUATOR_KEY, None)
-    if evaluator is not None:
-        evaluator.close()
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None:
+        run.close()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    if EVALUATOR_KEY not in config.stash:
-        return []
-    from ._session import header_lines  # as configure_session
-
-    return header_lines(config)
+    run = config.stash.get(RUN_KEY, None)
+    return run.header() if run is not None else []
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "r2r_task" not in metafunc.fixturenames:
         return
-    plan = active_evaluator(metafunc.config).plan
+    plan = active_run(metafunc.config).plan
     metafunc.config.stash[BENCHMARK_COLLECTED_KEY] = True
     metafunc.parametrize("r2r_task", plan.item_ids, ids=plan.item_ids, indirect=True)
 
@@ -81,12 +79,13 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
     plugin's own items (before -k, --lf and the like select among them); a resumed run's
     kept items are deselected."""
     config = session.config
-    if EVALUATOR_KEY in config.stash and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None and not config.stash.get(BENCHMARK_COLLECTED_KEY, False):
         from ._builtin import builtin_items  # the engine: only in a benchmark session
 
         items.extend(builtin_items(session))
-    if EVALUATOR_KEY in config.stash:
-        kept = config.stash[EVALUATOR_KEY].kept
+    if run is not None:
+        kept = run.kept
         if kept:  # a resumed run: what it keeps is not run again
             from ._resume import deselect_kept
 
@@ -97,11 +96,10 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """Start this item's evaluation, and those of the items this process runs next."""
-    evaluator = item.config.stash.get(EVALUATOR_KEY, None)
+    run = item.config.stash.get(RUN_KEY, None)
     planned = task_id(item)
-    if evaluator is not None and planned is not None:
-        depth = evaluator.settings.concurrency
-        evaluator.look_ahead([planned, *upcoming(item, nextitem, depth)])
+    if run is not None and planned is not None:
+        run.look_ahead([planned, *upcoming(item, nextitem, run.settings.concurrency)])
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -113,7 +111,7 @@ def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> N
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
-    if EVALUATOR_KEY in session.config.stash:
+    if RUN_KEY in session.config.stash:
         freeze_long_lived()
 
 
@@ -127,20 +125,20 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 @pytest.fixture
 def r2r_task(request: pytest.FixtureRequest) -> Task:
     """The task of this benchmark item."""
-    return request.config.stash[EVALUATOR_KEY].task(request.param)
+    return request.config.stash[RUN_KEY].task(request.param)
 
 
 @pytest.fixture
 def r2r_evaluate(request: pytest.FixtureRequest) -> Callable[[Task], ItemResult]:
     """Benchmark the configured model on a task; the item fails unless the task is solved
     (an N-version ensemble check: unless its measurement was made, ``ItemResult.test_failed``)."""
-    evaluator = request.config.stash[EVALUATOR_KEY]
+    run = request.config.stash[RUN_KEY]
 
     def evaluate(task: Task) -> ItemResult:
         from ._messages import failure_message  # as above (it imports the models)
         from ._properties import item_properties
 
-        result = evaluator.evaluate(task)
+        result = run.evaluate(task)
         request.node.stash[RESULT_KEY] = result
         request.node.user_properties.extend(item_properties(result))
         if result.test_failed:

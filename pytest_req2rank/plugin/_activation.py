@@ -23,10 +23,10 @@ import pytest
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
 from ._config import named_options, submit_asked
-from ._keys import EVALUATOR_KEY
+from ._keys import RUN_KEY
 
 if TYPE_CHECKING:
-    from ._evaluator import Evaluator
+    from ..run import Run
 
 CONFIGURATION_ERROR = "req2rank: "
 """How a configuration error found while collecting starts: the controller recognises it
@@ -44,19 +44,18 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def active_evaluator(config: pytest.Config) -> Evaluator:
-    """The session's evaluator; a session that had not asked is set up now (it collects a
+def active_run(config: pytest.Config) -> Run:
+    """The session's run; a session that had not asked starts it now (it collects a
     benchmark test). A configuration error becomes a one-line collection error."""
-    evaluator = config.stash.get(EVALUATOR_KEY, None)
-    if evaluator is not None:
-        return evaluator
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None:
+        return run
     error = config.stash.get(_LATE_ERROR_KEY, None)
     if error is None:
-        from ._session import configure_session  # the engine: only in a benchmark session
+        from ._start import start_run  # the engine: only in a benchmark session
 
         try:
-            configure_session(config, draw=_session_draw(config))
-            return config.stash[EVALUATOR_KEY]
+            return start_run(config, draw=_session_draw(config))
         except ConfigurationError as exc:
             error = CONFIGURATION_ERROR + str(exc)
             config.stash[_LATE_ERROR_KEY] = error
@@ -89,18 +88,18 @@ class DormantPlugin:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The header lines of a session set up while collecting (its header was printed)."""
-        if EVALUATOR_KEY in self.config.stash:
+        if RUN_KEY in self.config.stash:
             self._write_header()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """An xdist controller takes the run up with the first benchmark result."""
-        if EVALUATOR_KEY in self.config.stash or getattr(report, "r2r_result", None) is None:
+        if RUN_KEY in self.config.stash or getattr(report, "r2r_result", None) is None:
             return
-        from ._session import configure_session  # the engine: only in a benchmark session
+        from ._start import start_run  # the engine: only in a benchmark session
 
         try:  # no preflight: the workers have called the models already
-            configure_session(self.config, draw=self.draw, preflight=False)
+            start_run(self.config, draw=self.draw, preflight=False)
         except ConfigurationError as exc:  # the workers planned it: this would be a bug
             raise pytest.UsageError(str(exc)) from None
         self._write_header()
@@ -120,9 +119,7 @@ class DormantPlugin:
         if not self._header_due:
             return
         self._header_due = False
-        from ._session import header_lines  # as configure_session
-
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and reporter.showheader and not reporter.no_header:
-            for line in header_lines(self.config):
+            for line in self.config.stash[RUN_KEY].header():
                 reporter.write_line(line)

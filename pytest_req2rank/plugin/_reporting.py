@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from ..models import ItemId, ItemResult
+from ..run import Run, lost_item, stopped_warning
 from ._config import WORKER_SETTINGS, worker_settings
-from ._controller import Controller, lost_item, stopped_warning
-from ._keys import EVALUATOR_KEY, KEPT_INPUT
+from ._keys import KEPT_INPUT, PLAN_INPUT
 from ._progress import Progress, write_own_line
 
 EXIT_OUTPUT_FAILED = 7
@@ -22,10 +22,17 @@ _KEEPS_ITS_CODE = (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR,
 
 
 class ControllerPlugin:
-    """Registered on the controller (the only process without xdist)."""
+    """Registered on the controller (the only process without xdist): adapts pytest's
+    reports, session end and exit status to the run's :meth:`~Run.record` and
+    :meth:`~Run.finish`."""
 
-    def __init__(self, controller: Controller) -> None:
-        self.controller = controller
+    name = "req2rank-controller"
+
+    def __init__(self, run: Run) -> None:
+        assert run.controller is not None
+        self.run = run
+        self.controller = run.controller
+        controller = run.controller
         self._planned = set(controller.plan.item_ids)
         self.other_failures = 0
         self.progress = Progress(total=len(self._planned - controller.kept))
@@ -41,10 +48,9 @@ class ControllerPlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        evaluator = node.config.stash[EVALUATOR_KEY]
-        node.workerinput["r2r_plan"] = evaluator.plan.model_dump(mode="json")
-        node.workerinput[WORKER_SETTINGS] = worker_settings(evaluator.settings)
-        node.workerinput[KEPT_INPUT] = sorted(evaluator.kept)
+        node.workerinput[PLAN_INPUT] = self.run.plan.model_dump(mode="json")
+        node.workerinput[WORKER_SETTINGS] = worker_settings(self.run.settings)
+        node.workerinput[KEPT_INPUT] = sorted(self.run.kept)
 
     @pytest.hookimpl(optionalhook=True, tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -60,7 +66,7 @@ class ControllerPlugin:
         payload = getattr(report, "r2r_result", None)
         if payload is not None:
             item = ItemResult.model_validate_json(payload)
-            self.controller.record(item)
+            self.run.record(item)
             self.progress.record(item, str(getattr(report, "worker_id", "main")),
                                  getattr(report, "r2r_calls_in_flight", None))
             if self._terminal is not None and self.progress.due():
@@ -76,7 +82,7 @@ class ControllerPlugin:
         item_id = str(found) if found else None
         crashed = report.when not in ("setup", "call", "teardown")
         if crashed and item_id in self._planned and item_id not in self.controller.items:
-            self.controller.record(lost_item(self.controller, item_id, str(report.longrepr)))
+            self.run.record(lost_item(self.controller, item_id, str(report.longrepr)))
         else:
             self.other_failures += 1
 
@@ -96,7 +102,7 @@ class ControllerPlugin:
         self.interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED,
                                           pytest.ExitCode.INTERNAL_ERROR) \
             or bool(session.shouldstop or session.shouldfail)
-        self.controller.finish(interrupted=self.interrupted)
+        self.run.finish(interrupted=self.interrupted)
         if self.controller.stopped is not None and session.exitstatus not in _KEEPS_ITS_CODE:
             session.exitstatus = EXIT_MODEL_FAILED
         if exitstatus == pytest.ExitCode.INTERNAL_ERROR:  # pytest prints no terminal summary

@@ -19,7 +19,7 @@ def loaded_after(code: str) -> set[str]:
 
 def test_the_plugin_and_a_static_worker_load_no_heavy_module() -> None:
     loaded = loaded_after(
-        "import pytest_req2rank.plugin, pytest_req2rank.plugin._session\n"
+        "import pytest_req2rank.plugin, pytest_req2rank.plugin._start\n"
         "from pytest_req2rank.execution import run_task\n"
         "from pytest_req2rank.suites import load_humaneval\n"
         "load_humaneval()"

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_req2rank.models import ItemResult
 from pytest_req2rank.plan import RunPlan
-from pytest_req2rank.plugin._controller import Controller
+from pytest_req2rank.run import Controller
 from pytest_req2rank.settings import Settings
 
 PLAN = RunPlan(run_id="r1", seed=1, model="m", suite="s", created_at="t",

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from _store_runs import count_rows
 
-from pytest_req2rank.plugin._evaluator import Evaluator
 from pytest_req2rank.providers.fake import read_fake_log, reset_fake_state, write_fake_script
+from pytest_req2rank.run import Evaluator
 
 TASKS = 8
 VOLATILE = ("started_at", "finished_at", "timings", "judge_time_s", "worker", "usage", "tests")

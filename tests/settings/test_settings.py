@@ -304,7 +304,7 @@ def test_an_html_report_path_must_name_an_html_file(tmp_path: Path) -> None:
 
 
 def test_the_html_report_goes_next_to_the_results_by_default(tmp_path: Path) -> None:
-    from pytest_req2rank.plugin._controller import OutputPaths
+    from pytest_req2rank.run import OutputPaths
 
     def paths(**cli: str) -> OutputPaths:
         return OutputPaths(resolve_from(tmp_path, cli=cli), "RUN")

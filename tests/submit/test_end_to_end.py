@@ -13,11 +13,11 @@ from pytest_req2rank.submit import submit_run
 ARGS = ["-p", "no:cacheprovider", "--r2r-rounds=5"]
 
 EDIT_ONE_SCORE = """
-from pytest_req2rank.plugin._keys import CONTROLLER_KEY
+from pytest_req2rank.plugin._keys import RUN_KEY
 
 def pytest_sessionfinish(session):
     # after the run's results are written, before they are submitted: one score edited
-    controller = session.config.stash[CONTROLLER_KEY]
+    controller = session.config.stash[RUN_KEY].controller
     items = controller.document.items
     items[2] = items[2].model_copy(update={"score": 100.0})
 """
@@ -28,7 +28,7 @@ from pytest_req2rank.submit import HubClient
 def pytest_sessionfinish(session):
     # the hub stops answering while the run goes on
     plugin = session.config.pluginmanager.get_plugin("req2rank-submit")
-    plugin.submission.client = HubClient("http://127.0.0.1:9", "token")
+    plugin.run.submission.client = HubClient("http://127.0.0.1:9", "token")
 """
 
 

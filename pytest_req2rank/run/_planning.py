@@ -1,26 +1,22 @@
-"""Setting up a run in a pytest process: settings, plan, evaluator, controller."""
+"""Planning a run from its settings: the seed, the suite's tasks, the frozen plan, a
+baseline's or a resumed run's plan, and the checks of its models before any item."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pytest
-
-from ..draws import Draw, new_draw
+from ..draws import Draw
 from ..errors import ConfigurationError
 from ..models import (
-    COMPLEXITIES,
     INFRA_STATUSES,
     REFERENCE_MODEL,
     STATIC_JUDGE,
-    WEAK_ISOLATION,
-    GenerationConfig,
-    IsolationLevel,
     ItemId,
     ItemResult,
     ModelSpec,
-    SandboxSpec,
     SuiteSpec,
     Task,
 )
@@ -30,70 +26,56 @@ from ..providers import (
     PreflightReport,
     SamplesProvider,
     check_model,
-    parameter_notes,
-    reset_breakers,
 )
 from ..settings import BaselinePlan, Settings, SettingsError, plan_like_baseline
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
-from ._config import load_settings, submit_asked
-from ._controller import Controller, store_path
-from ._evaluator import Evaluator
-from ._keys import BASELINE_KEY, CONTROLLER_KEY, EVALUATOR_KEY, KEPT_INPUT
-from ._preflight import check_outputs
+from ._controller import store_path
 
 if TYPE_CHECKING:
     from ..report import ResultsDocument
 
 
-def configure_session(config: pytest.Config, draw: Draw | None = None, *,
-                      preflight: bool = True) -> None:
-    """Resolve settings, decide the seed, load the suite and freeze (or, on a worker, receive) the plan.
+@dataclass(frozen=True)
+class PlannedRun:
+    """A run as planned on the controller (or the only process)."""
 
-    ``draw``: the session's seed and run id when every process plans the run itself (a
-    session set up while collecting, see :mod:`._activation`); otherwise the controller
-    draws them here and ships the plan to its workers. ``preflight``: whether the controller
-    calls the run's models once before the first item (``--r2r-preflight``); not when it
-    takes up a run its workers have started.
-    """
-    reset_breakers()  # a new run: no model of this process has failed in it yet
-    settings = load_settings(config)
-    db = store_path(settings)
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None and "r2r_plan" in workerinput:
-        plan = RunPlan.model_validate(workerinput["r2r_plan"])
-        tasks = _load_tasks(settings, plan.seed)
-        evaluator = Evaluator(settings, plan, planned_tasks(plan, tasks), db,
-                              kept=frozenset(workerinput.get(KEPT_INPUT, ())))
-        evaluator.sandbox.prestart()  # warm while pytest collects
-        config.stash[EVALUATOR_KEY] = evaluator
-        return
-    target = None
-    if submit_asked(config) and workerinput is None:  # a missing hub or token: before any work
-        from ._submitting import check_submittable, submission_target  # httpx: only to submit
+    settings: Settings
+    """The run's settings; a gated run's as its baseline's plan adjusted them."""
+    plan: RunPlan
+    tasks: dict[str, Task]
+    """Each planned item's task, by item id."""
+    finished: list[ItemResult]
+    """A resumed run's items finished before (kept or to run again)."""
+    kept: frozenset[str]
+    """The items a resumed run keeps: not run again."""
+    baseline: tuple[Path, ResultsDocument] | None
+    """The ``--r2r-baseline`` results document, and where it was read."""
+    baseline_line: str | None
+    """The header line of a gated run."""
 
-        target = submission_target(config)
-        check_submittable(settings)
-    draw = draw or new_draw()
+
+def plan_run(settings: Settings, draw: Draw, seed: int | None = None) -> PlannedRun:
+    """Plan a run: its baseline's plan (``--r2r-baseline``), the plan of the run it resumes
+    (``--r2r-resume``), or a new plan of ``settings``' suite drawn with ``seed`` (a submitted
+    run's, drawn from the hub's nonce), else ``--r2r-seed``, else ``draw``'s. Raise
+    :class:`SettingsError` (one line) for a suite, samples file, baseline or resume that
+    cannot be used."""
     baseline = _load_baseline(settings)
+    line = None
     if baseline is not None:  # planned as the baseline was, unless the user says otherwise
         gate = plan_like_baseline(settings, baseline[1].run.settings, baseline[1].run.seed,
                                   baseline[0])
         settings = gate.settings
-        config.stash[BASELINE_KEY] = baseline_line(gate, *baseline)
+        line = baseline_line(gate, *baseline)
     finished: list[ItemResult] = []
     kept: frozenset[str] = frozenset()
-    submission = None
-    if target is not None:  # the nonce, before the plan: the run's seed is drawn from it
-        from ._submitting import start_submission  # as submission_target
-
-        submission = start_submission(target, draw.run_id, settings)
     if settings.resume:
-        plan, finished = _resumed_plan(settings, db)
+        plan, finished = _resumed_plan(settings, store_path(settings))
         kept = kept_items(plan, finished)
         tasks = _load_tasks(settings, plan.seed)
     else:
-        seed = submission.seed if submission is not None else (
-            settings.seed if settings.seed is not None else draw.seed)
+        if seed is None:
+            seed = settings.seed if settings.seed is not None else draw.seed
         if settings.nversion is not None:  # sample among the tasks, not among their items
             tasks = nversion_items(settings, select_tasks(_nversion_base(settings, seed),
                                                           settings.sample, seed))
@@ -109,41 +91,12 @@ def configure_session(config: pytest.Config, draw: Draw | None = None, *,
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
         raise SettingsError(f"--r2r-resume: the suite no longer holds item {unknown[0]!r} of the run")
-    evaluator = Evaluator(settings, plan, by_id, db, kept=kept)
-    task_ids = [by_id[item_id].task_id for item_id in plan.item_ids]
-    _check_model(evaluator, task_ids)
-    config.stash[EVALUATOR_KEY] = evaluator
-    if workerinput is not None:  # a worker that planned the run itself
-        evaluator.sandbox.prestart()
-        return
-    controller = Controller(settings, plan, evaluator.sandbox.isolation,
-                            evaluator.sandbox.isolation_level,
-                            baseline=baseline, finished=finished, kept=kept)
-    repeats = nversion_repeat_warning(evaluator)
-    controller.warnings += [repeats] if repeats else []
-    check_outputs(settings, controller.paths)
-    if preflight and settings.preflight and _runs_items(config):  # before the nonce, after the free checks
-        controller.preflight = preflight_models(evaluator, task_ids)
-    submitting = None
-    if submission is not None:
-        from ._submitting import SubmitPlugin  # as submission_target
-
-        controller.listeners.append(submission.add)
-        submitting = SubmitPlugin(controller, submission)
-    config.stash[CONTROLLER_KEY] = controller
-    from ._reporting import ControllerPlugin  # imports the report: only a controller needs it
-
-    config.pluginmanager.register(ControllerPlugin(controller), "req2rank-controller")
-    if submitting is not None:
-        config.pluginmanager.register(submitting, submitting.name)
+    return PlannedRun(settings, plan, by_id, finished, kept, baseline, line)
 
 
-def _runs_items(config: pytest.Config) -> bool:
-    """Whether this session runs items (not ``--collect-only``, ``--help``, ``--fixtures``…)."""
-    option = config.option
-    return not any(getattr(option, name, False) for name in (
-        "collectonly", "help", "version", "showfixtures", "show_fixtures_per_test", "markers",
-        "setupplan"))
+def planned_run_tasks(settings: Settings, plan: RunPlan) -> dict[str, Task]:
+    """The tasks of a plan made elsewhere (an xdist worker's, from its controller)."""
+    return planned_tasks(plan, _load_tasks(settings, plan.seed))
 
 
 def _samples_per_task(settings: Settings) -> SampleCounts:
@@ -323,16 +276,6 @@ def kept_items(plan: RunPlan, finished: list[ItemResult]) -> frozenset[str]:
                      if item.item_id in planned and item.status not in INFRA_STATUSES)
 
 
-def resume_line(evaluator: Evaluator, stored: int) -> str:
-    """The header line of a resumed run: how many items it keeps, and runs again."""
-    planned = len(evaluator.plan.item_ids)
-    kept = len(evaluator.kept)
-    again = stored - kept
-    redo = f", {again} of them lost to infrastructure before" if again > 0 else ""
-    return (f"req2rank: resuming {evaluator.plan.run_id}: {kept} of {planned} items kept (not "
-            f"run again: deselected, their results stand), {planned - kept} to run{redo}")
-
-
 def _check_resumed_faults(run_id: str, plan: RunPlan, settings: Settings) -> None:
     """An N-version run resumes with the fault families it was planned with (its ensemble
     checks' patterns say which)."""
@@ -365,11 +308,10 @@ def _models_of_run(settings: Settings, task_ids: list[str]
     return models
 
 
-def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
+def check_models(settings: Settings, task_ids: list[str]) -> None:
     """Check the model, the generator and the judges once, up front, so a broken samples
     file, an unroutable model name or a model missing from the fake script is one clear
     error rather than one failure per item. Builds no provider of the run (nor its store)."""
-    settings = evaluator.settings
     for option, model, api_base, ids in _models_of_run(settings, task_ids):
         effort = settings.reasoning_effort if option == "--r2r-model" else None
         try:
@@ -378,14 +320,14 @@ def _check_model(evaluator: Evaluator, task_ids: list[str]) -> None:
             raise SettingsError(f"{option}: {exc}") from None
 
 
-def preflight_models(evaluator: Evaluator, task_ids: list[str]) -> PreflightReport:
+def preflight_models(settings: Settings, tasks: Iterable[Task], task_ids: list[str]
+                     ) -> PreflightReport:
     """Call every remote model of the run once (:func:`~pytest_req2rank.providers.preflight`);
     raise :class:`~pytest_req2rank.providers.PreflightFailed`, one line per model that
     cannot answer."""
     from ..providers import PreflightFailed, preflight  # as the adapter: on the first call
 
-    settings = evaluator.settings
-    elaborates = any(task.form == "requirement" for task in evaluator.tasks.values())
+    elaborates = any(task.form == "requirement" for task in tasks)
     report = preflight(
         [PreflightModel(str(model), api_base, (option,), option == "--r2r-embedding-model",
                         "--r2r-embedding-api-base" if option == "--r2r-embedding-model"
@@ -396,153 +338,3 @@ def preflight_models(evaluator: Evaluator, task_ids: list[str]) -> PreflightRepo
     if report.problems:
         raise PreflightFailed(report.problems)
     return report
-
-
-def header_lines(config: pytest.Config) -> list[str]:
-    evaluator: Evaluator | None = config.stash.get(EVALUATOR_KEY, None)
-    if evaluator is None:
-        return []
-    settings, plan = evaluator.settings, evaluator.plan
-    model = plan.model
-    if settings.model_is_default:
-        answers = ("version k of a task with the N-version library's implementation k" if
-                   plan.nversion is not None else "each task's reference solution")
-        model = (f"{REFERENCE_MODEL} (offline default: answers with {answers}; "
-                 "pass --r2r-model=MODEL to benchmark a model)")
-    controller: Controller | None = config.stash.get(CONTROLLER_KEY, None)
-    resumed = ([resume_line(evaluator, len(controller.items))]
-               if controller is not None and settings.resume else [])
-    lines = [
-        f"req2rank: run {plan.run_id} | seed {plan.seed} | suite {plan.suite} "
-        f"({_items_description(evaluator)}) | model {model}",
-        *resumed,
-        *([config.stash[BASELINE_KEY]] if BASELINE_KEY in config.stash else []),
-        f"req2rank: judges {panel_description(settings)}",
-        sandbox_line(evaluator.sandbox.isolation_level, evaluator.sandbox.isolation,
-                     settings.sandbox),
-    ]
-    warning = settings.identical_samples_warning(plan.samples)
-    if warning:
-        lines.append(f"req2rank: WARNING: {warning}")
-    lines += parameter_lines(evaluator)
-    if evaluator.nversion is not None:
-        lines += nversion_lines(evaluator)
-    return lines
-
-
-def parameter_lines(evaluator: Evaluator) -> list[str]:
-    """What the target model is sent where it differs from the options: a temperature it
-    refuses left out, its budgets extended for reasoning or capped at its maximum, the
-    reasoning effort (none for a model whose parameters go as given)."""
-    settings = evaluator.settings
-    budgets = set()
-    for task in evaluator.tasks.values():
-        level = COMPLEXITIES.get(str((task.spec or {}).get("complexity")))
-        budgets.add(level.max_tokens if level is not None else settings.max_tokens)
-    notes = parameter_notes(settings.model, budgets=budgets, temperature=settings.temperature,
-                            api_base=settings.api_base,
-                            reasoning_effort=settings.reasoning_effort)
-    return [f"req2rank: target model parameters: {'; '.join(notes)}"] if notes else []
-
-
-def nversion_lines(evaluator: Evaluator) -> list[str]:
-    """The header of an N-version run: what it runs, and which tasks repeat versions."""
-    nversion = evaluator.nversion
-    assert nversion is not None and evaluator.plan.nversion is not None
-    n = evaluator.plan.nversion
-    planned = [ItemId.parse(item_id) for item_id in evaluator.plan.item_ids]
-    patterns = sorted({i.pattern for i in planned if i.pattern}, key=lambda p: (p[4] == "A", p))
-    source = (f"versions from the library of {len(nversion.library)} tasks (built-in model)"
-              if nversion.builtin else _pipeline_source(nversion.generation)
-              if nversion.pipelined else "versions: one plain prompt per version, its own "
-              "sample index and seed")
-    lines = [(f"req2rank: N-version: {n} versions per task, {len({i.task for i in planned})} "
-              f"tasks | patterns {', '.join(patterns) or 'none'} | {source}"),
-             diversity_line(evaluator.settings)]
-    warning = nversion_repeat_warning(evaluator)
-    if warning:
-        lines.append(f"req2rank: WARNING: {warning}")
-    return lines
-
-
-def diversity_line(settings: Settings) -> str:
-    """Which models measure SDP and MBCS, or why they are not measured."""
-    judge, how = settings.sdp_judge_model()
-    sdp = f"SDP judged by {judge} ({how})" if judge else f"SDP not measured ({how})"
-    mbcs = (f"MBCS by {settings.embedding_model}" if settings.embedding_model else
-            "MBCS not measured (no --r2r-embedding-model)")
-    return f"req2rank: N-version diversity: LS, structural similarity | {sdp} | {mbcs}"
-
-
-def _pipeline_source(config: GenerationConfig) -> str:
-    """How the generation pipeline is set, in one phrase of the header."""
-    thoughts = "N" if config.thoughts is None else str(config.thoughts)
-    return (f"versions from the generation pipeline (HILE {thoughts} ideas x "
-            f"{config.solutions} plans x {config.implementations} programs; IRQN theta "
-            f"{config.theta_diff}/{config.theta_ident}, p_qn {config.p_qn1}/{config.p_qn2}, "
-            f"J {config.irqn_iterations}; repairs {config.repairs}, retries {config.retries}, "
-            f"rollbacks {config.rollbacks})")
-
-
-def nversion_repeat_warning(evaluator: Evaluator) -> str | None:
-    """The built-in model's repeats: the tasks with fewer distinct implementations than N."""
-    from ..nversion import repeated_tasks  # as nversion_lines
-
-    nversion, n = evaluator.nversion, evaluator.plan.nversion
-    if nversion is None or n is None or not nversion.builtin:
-        return None
-    task_ids = list(dict.fromkeys(task.task_id for task in evaluator.tasks.values()))
-    return repeat_warning(repeated_tasks(task_ids, n, nversion.library), n)
-
-
-def repeat_warning(repeated: dict[str, int], n: int) -> str | None:
-    """One line naming the tasks whose N versions repeat implementations (None: none do)."""
-    if not repeated:
-        return None
-    named = ", ".join(f"{task_id} ({count})" for task_id, count in repeated.items())
-    return (f"N={n} exceeds the distinct implementations of {len(repeated)} task(s), whose "
-            f"versions repeat them (the diversity metrics show it): {named}")
-
-
-def _items_description(evaluator: Evaluator) -> str:
-    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``; an
-    N-version run's ``585 items: 39 tasks x (5 versions + 10 ensemble checks)``."""
-    items = len(evaluator.plan.item_ids)
-    n = evaluator.plan.nversion
-    if n is not None:
-        tasks = len({task.task_id for task in evaluator.tasks.values()})
-        checks = items - tasks * n
-        return (f"{items} items: {tasks} tasks x ({n} versions + {checks // tasks if tasks else 0}"
-                " ensemble checks)")
-    if evaluator.plan.samples == 1:
-        return f"{items} items"
-    tasks = len({task.task_item_id for task in evaluator.tasks.values()})
-    if tasks * evaluator.plan.samples == items:
-        return f"{items} items: {tasks} tasks x {evaluator.plan.samples} samples"
-    return f"{items} items: {tasks} tasks, up to {evaluator.plan.samples} samples each"
-
-
-def sandbox_line(level: IsolationLevel, description: str, sandbox: SandboxSpec) -> str:
-    """The header's sandbox line: the isolation level first, a warning when it is weak."""
-    if level in WEAK_ISOLATION:
-        warning = "" if "WARNING" in description else "WARNING: "
-        return (f"req2rank: sandbox isolation {level}, weaker than the default (full), chosen by "
-                f"--r2r-sandbox={sandbox} | {warning}{description}")
-    return f"req2rank: sandbox isolation {level} | {description}"
-
-
-def panel_description(settings: Settings) -> str:
-    """The judge panel as the header states it, saying when it is the default."""
-    panel = settings.panel()
-    if not panel:
-        if settings.judges is None:
-            return ("none (static suite: the score is 100 x accepted@1; "
-                    "pass --r2r-judges=MODEL,... for a judge panel)")
-        return "none (--r2r-judges=none: the score is the hidden tests' pass ratio)"
-    blend = (f"functionality and logic {100 * settings.execution_weight:.0f}% hidden tests, "
-             f"{100 * (1 - settings.execution_weight):.0f}% judges")
-    if settings.judges is None:
-        return (f"{STATIC_JUDGE} (default: static analysis and execution evidence; "
-                f"pass --r2r-judges=MODEL,... for LLM judges) | {blend}")
-    excluded = " | judges of the target's family excluded" if settings.exclude_self_judging else ""
-    return f"{', '.join(panel)} | {blend}{excluded}"

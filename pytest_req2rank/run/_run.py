@@ -1,0 +1,198 @@
+"""One run of the benchmark, from its settings to its results: :class:`Run`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+from ..draws import Draw, new_draw
+from ..errors import ConfigurationError
+from ..models import ItemResult, Task
+from ..plan import RunPlan
+from ..providers import reset_breakers
+from ..settings import Settings
+from ._controller import Controller, OutputPaths, store_path
+from ._evaluator import Evaluator
+from ._header import header_lines, nversion_repeat_warning
+from ._planning import check_models, plan_run, planned_run_tasks, preflight_models
+from ._writable import check_outputs
+
+if TYPE_CHECKING:
+    from ..report import ResultsDocument
+    from ..submit import RunSubmission, SubmissionOutcome
+
+
+@dataclass(frozen=True)
+class SubmissionResult:
+    """What became of a run's submission: the hub's answer, or why it was not sent."""
+
+    outcome: SubmissionOutcome | None
+    problem: str | None = None
+
+    @property
+    def taken(self) -> bool:
+        return self.outcome is not None and self.outcome.kept
+
+
+class Run:
+    """A benchmark run: its plan, and what evaluates its items and keeps their results.
+
+    :meth:`open` plans a run from its :class:`~pytest_req2rank.settings.Settings` and checks
+    everything a user can get wrong before the first item (a :class:`ConfigurationError`,
+    one line, names the option). Then each item is evaluated (:meth:`evaluate`: the model
+    is asked, its code graded in the sandbox, the judges score it) and recorded
+    (:meth:`record`: kept in the store and the Q&A log at once); :meth:`finish` scores the
+    run and writes its outputs. The items may be evaluated in other processes, each with a
+    run :meth:`join`-ed from the plan; only the run that was opened records and finishes.
+
+    ``run.evaluator`` holds the model, the sandbox and the judges of this process, and
+    starts the items it runs next ahead (:meth:`look_ahead`); ``run.controller`` keeps the
+    results and writes the outputs (``None`` on a process that only evaluates).
+    """
+
+    def __init__(self, evaluator: Evaluator, controller: Controller | None, *,
+                 baseline_line: str | None = None,
+                 submission: RunSubmission | None = None) -> None:
+        self.evaluator = evaluator
+        self.controller = controller
+        self.baseline_line = baseline_line
+        """The header line of a gated run (``--r2r-baseline``)."""
+        self.submission = submission
+        """The hub's submission of the run (``--r2r-submit``), sent by :meth:`submit`."""
+
+    @classmethod
+    def open(cls, settings: Settings, *, draw: Draw | None = None,
+             submit_to: tuple[str, str] | None = None, preflight: bool = True,
+             controller: bool = True) -> Run:
+        """Plan a run of ``settings`` and check it can run: its models answer (one tiny call
+        to each remote model unless ``preflight`` is False or ``settings.preflight`` is off)
+        and its outputs can be written.
+
+        ``draw``: the run's id and seed (default: new ones; ``--r2r-seed`` overrides the
+        seed); ``submit_to``: the hub's URL and token, when the run is submitted (its seed
+        is then drawn from the hub's nonce, fetched here); ``controller``: False for a
+        process that plans the run only to evaluate items of it (an xdist worker of a
+        session that plans in every process). Raises :class:`ConfigurationError`.
+        """
+        reset_breakers()  # a new run: no model of this process has failed in it yet
+        draw = draw or new_draw()
+        submission = None
+        if submit_to is not None:  # the nonce, before the plan: the run's seed is drawn from it
+            from ._submission import check_submittable, start_submission  # httpx: only to submit
+
+            check_submittable(settings)
+            submission = start_submission(submit_to, draw.run_id, settings)
+        planned = plan_run(settings, draw, submission.seed if submission else None)
+        settings = planned.settings
+        evaluator = Evaluator(settings, planned.plan, planned.tasks, store_path(settings),
+                              kept=planned.kept)
+        task_ids = [task.task_id for task in (planned.tasks[i] for i in planned.plan.item_ids)]
+        check_models(settings, task_ids)
+        if not controller:
+            evaluator.sandbox.prestart()  # warm while pytest collects
+            return cls(evaluator, None)
+        keeper = Controller(settings, planned.plan, evaluator.sandbox.isolation,
+                            evaluator.sandbox.isolation_level, baseline=planned.baseline,
+                            finished=planned.finished, kept=planned.kept)
+        repeats = nversion_repeat_warning(evaluator)
+        keeper.warnings += [repeats] if repeats else []
+        check_outputs(settings, keeper.paths)
+        if preflight and settings.preflight:  # after the checks that cost nothing
+            keeper.preflight = preflight_models(settings, planned.tasks.values(), task_ids)
+        if submission is not None:
+            keeper.listeners.append(submission.add)
+        return cls(evaluator, keeper, baseline_line=planned.baseline_line,
+                   submission=submission)
+
+    @classmethod
+    def join(cls, settings: Settings, plan: RunPlan,
+             kept: frozenset[str] = frozenset()) -> Run:
+        """This process's part of a run planned elsewhere: evaluates items of ``plan``
+        (``kept``: the items a resumed run keeps), records none."""
+        reset_breakers()
+        evaluator = Evaluator(settings, plan, planned_run_tasks(settings, plan),
+                              store_path(settings), kept=kept)
+        evaluator.sandbox.prestart()  # warm while pytest collects
+        return cls(evaluator, None)
+
+    @property
+    def settings(self) -> Settings:
+        return self.evaluator.settings
+
+    @property
+    def plan(self) -> RunPlan:
+        return self.evaluator.plan
+
+    @property
+    def item_ids(self) -> list[str]:
+        """The planned items, in plan order (a resumed run's kept ones included)."""
+        return list(self.plan.item_ids)
+
+    @property
+    def kept(self) -> frozenset[str]:
+        """The items a resumed run keeps from its earlier sessions: not evaluated again."""
+        return self.evaluator.kept
+
+    @property
+    def paths(self) -> OutputPaths:
+        """Where the run writes its results JSON, Q&A log, store and HTML report."""
+        return self._keeper().paths
+
+    def task(self, item_id: str) -> Task:
+        return self.evaluator.task(item_id)
+
+    def header(self) -> list[str]:
+        """What the run will do, one line each: the lines pytest prints in its header."""
+        stored = len(self.controller.items) if self.controller is not None else None
+        return header_lines(self.evaluator, stored=stored, baseline=self.baseline_line)
+
+    def look_ahead(self, item_ids: Sequence[str]) -> None:
+        """This process evaluates ``item_ids`` next, in order: start them ahead, up to
+        ``--r2r-concurrency`` of them, when a model of the run answers over the network."""
+        self.evaluator.look_ahead(item_ids)
+
+    def evaluate(self, item: str | Task) -> ItemResult:
+        """The result of an item (its id, or its task): ask the model, grade its code in the
+        sandbox, let the judges score it."""
+        return self.evaluator.evaluate(self.task(item) if isinstance(item, str) else item)
+
+    def ceiling_s(self, item_id: str) -> float:
+        """The longest the evaluation of ``item_id`` may take."""
+        return self.evaluator.ceiling_s(self.task(item_id))
+
+    def record(self, result: ItemResult) -> None:
+        """Keep a finished item: in memory, the store and the Q&A log, at once."""
+        self._keeper().record(result)
+
+    def finish(self, *, interrupted: bool = False) -> ResultsDocument | None:
+        """Score the run, apply its gates and write its outputs (results JSON, reports);
+        the results document, or ``None`` when no item was recorded. What could not be
+        written is in ``run.controller.output_errors``."""
+        return self._keeper().finish(interrupted=interrupted)
+
+    def submit(self) -> SubmissionResult:
+        """Send the finished run to the hub it was opened with (``submit_to``)."""
+        if self.submission is None:
+            raise ConfigurationError("this run was not opened with a hub to submit to")
+        from ._submission import send  # httpx: only to submit
+
+        return SubmissionResult(*send(self._keeper(), self.submission))
+
+    def close(self) -> None:
+        """Stop what runs ahead and release the model clients, the sandbox and the store."""
+        self.evaluator.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def _keeper(self) -> Controller:
+        if self.controller is None:
+            raise ConfigurationError("this process only evaluates items of the run (joined); "
+                                     "the process that opened it records and finishes it")
+        return self.controller

@@ -1,0 +1,136 @@
+"""A run from plain Python: ``pytest_req2rank.run.Run`` without the pytest plugin."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_req2rank.errors import ConfigurationError
+from pytest_req2rank.models import ModelSpec, SuiteSpec
+from pytest_req2rank.providers.fake import fake_calls, reset_fake_state, set_fake_script
+from pytest_req2rank.run import Run
+from pytest_req2rank.settings import Settings, SettingsError
+from pytest_req2rank.store import Store
+
+ADD = {"task_id": "add", "entry_point": "add",
+       "prompt": 'def add(a: int, b: int) -> int:\n    """Return the sum of a and b."""\n',
+       "canonical_solution": "    return a + b\n",
+       "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(0, 0) == 0\n"}
+MUL = {"task_id": "mul", "entry_point": "mul",
+       "prompt": 'def mul(a: int, b: int) -> int:\n    """Return the product of a and b."""\n',
+       "canonical_solution": "    return a * b\n",
+       "test": "def check(candidate):\n    assert candidate(2, 3) == 6\n    assert candidate(1, 1) == 1\n"}
+SUM_CODE = "```python\ndef {name}(a: int, b: int) -> int:\n    return a + b\n```"
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(json.dumps(task) + "\n" for task in (ADD, MUL)), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def coder() -> Iterator[None]:
+    """``fake/coder`` answers every task with a sum: right for ``add``, wrong for ``mul``."""
+    reset_fake_state()
+    set_fake_script({"models": {"coder": [
+        {"match": "product", "responses": [{"text": SUM_CODE.format(name="mul")}]},
+        {"responses": [{"text": SUM_CODE.format(name="add")}]}]}})
+    yield
+    set_fake_script(None)
+    reset_fake_state()
+
+
+def evaluate_all(run: Run) -> None:
+    for item_id in run.item_ids:
+        run.record(run.evaluate(item_id))
+
+
+def test_an_offline_humaneval_run_writes_its_results(tmp_path: Path) -> None:
+    settings = Settings(suite=SuiteSpec.parse("humaneval"), sample=3, seed=11, dir=tmp_path)
+    with Run.open(settings) as run:
+        assert len(run.item_ids) == 3 and run.plan.seed == 11
+        assert run.header()[0].startswith(f"req2rank: run {run.plan.run_id} | seed 11 | suite humaneval (3 items)")
+        evaluate_all(run)
+        document = run.finish()
+    assert document is not None
+    results = tmp_path / "runs" / run.plan.run_id / "results.json"
+    written = json.loads(results.read_text(encoding="utf-8"))
+    assert [item["item_id"] for item in written["items"]] == run.item_ids
+    assert {item["status"] for item in written["items"]} == {"success"}  # the reference solutions
+    assert written["summary"]["items_total"] == 3 and written["run"]["seed"] == 11
+    assert (tmp_path / "runs" / run.plan.run_id / "qa.jsonl").read_text().count("\n") == 3
+    store = Store(tmp_path / "req2rank.db")
+    try:
+        assert [item.item_id for item in store.items(run.plan.run_id)] == run.item_ids
+    finally:
+        store.close()
+
+
+def test_a_fake_model_run_is_graded_item_by_item(tmp_path: Path, suite: Path, coder: None) -> None:
+    settings = Settings(model=ModelSpec.parse("fake/coder"), suite=SuiteSpec.parse(f"jsonl:{suite}"),
+                        seed=3, dir=tmp_path,
+                        json=tmp_path / "results.json")
+    with Run.open(settings) as run:
+        evaluate_all(run)
+        document = run.finish()
+    assert document is not None
+    statuses = {item.task_id: item.status for item in document.items}
+    assert statuses == {"add": "success", "mul": "wrong_answer"}
+    assert len(fake_calls(preflight=True)) == 1  # the preflight: one call before the items
+    assert len(fake_calls(preflight=False)) == 2
+    written = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert written["run"]["model"] == "fake/coder"
+    assert written["summary"]["items_total"] == 2
+
+
+def test_items_evaluated_by_a_joined_run_are_recorded_by_the_opened_one(
+        tmp_path: Path, suite: Path, coder: None) -> None:
+    """As an xdist worker: the plan travels, the results come back; only the opener records."""
+    settings = Settings(model=ModelSpec.parse("fake/coder"), suite=SuiteSpec.parse(f"jsonl:{suite}"),
+                        seed=3, dir=tmp_path,
+                        preflight=False)
+    with Run.open(settings) as run, Run.join(settings, run.plan) as worker:
+        assert worker.controller is None and worker.item_ids == run.item_ids
+        for item_id in worker.item_ids:
+            run.record(worker.evaluate(item_id))
+        with pytest.raises(ConfigurationError, match="only evaluates items"):
+            worker.record(worker.evaluate(worker.item_ids[0]))
+        document = run.finish()
+    assert document is not None
+    assert sorted(item.status for item in document.items) == ["success", "wrong_answer"]
+
+
+def test_a_resumed_run_keeps_its_finished_items(tmp_path: Path) -> None:
+    settings = Settings(suite=SuiteSpec.parse("humaneval"), sample=2, seed=4, dir=tmp_path)
+    with Run.open(settings) as first:
+        first.record(first.evaluate(first.item_ids[0]))
+        first.finish(interrupted=True)
+    resumed = settings.model_copy(update={"resume": first.plan.run_id})
+    with Run.open(resumed) as run:
+        assert run.plan == first.plan and run.kept == {first.item_ids[0]}
+        assert "1 of 2 items kept" in run.header()[1]
+        for item_id in run.item_ids:
+            if item_id not in run.kept:
+                run.record(run.evaluate(item_id))
+        document = run.finish()
+    assert document is not None and document.summary.items_total == 2
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"model": "fake/absent"}, r"^--r2r-model: fake/absent is not in the fake script"),
+    ({"suite": "jsonl:missing.jsonl"}, r"^--r2r-suite: .*missing\.jsonl"),
+    ({"resume": "20260101-000000-abcdef"}, r"^--r2r-resume: no store at "),
+])
+def test_a_usage_error_is_one_line_before_any_item(
+        tmp_path: Path, coder: None, settings: dict[str, object], message: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SettingsError, match=message) as info:
+        Run.open(Settings.model_validate({"dir": tmp_path, **settings}))
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "req2rank.db").exists()
