@@ -51,6 +51,13 @@ def test_a_run_relabelled_as_a_model_at_an_address_is_refused(hub: Hub, user: st
     ("gpt-4\u043e", "model_name"),                 # a Cyrillic o: looks like gpt-4o
     ("gpt-4o\u200b", "model_name"),                # a zero-width space after gpt-4o
     ("\uff47\uff50\uff54-4o", "model_name"),       # fullwidth letters: gpt-4o after NFKC
+    ("gpt-4o ", "model_name"),                     # a trailing space: two rows for one model
+    ("gpt\u00a04o", "model_name"),                 # a no-break space
+    ("gpt-4o\u202e", "model_name"),                # a right-to-left override: shown reversed
+    ("gpt-4o\n", "model_name"),                    # a control character
+    ("gpt-\u0391-4o", "model_name"),               # a Greek capital alpha
+    ("gpt-4o\u0301", "model_name"),                # a combining accent (NFKC composes none)
+    ("gpt-4o@http://127.0.0.1:1/v1", "model_url"),  # an address after the name
     ("ollama/llama3", "model_provider"),           # Ollama: localhost:11434 unless configured
     ("hosted_vllm/qwen", "model_provider"),        # an address from configuration only
 ])
