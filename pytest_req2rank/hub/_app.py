@@ -80,7 +80,8 @@ class FlagIn(BaseModel):
 
 class ResolutionIn(BaseModel):
     action: str = Field(description="uphold or dismiss (a report); accept or remove (a submission)")
-    note: str = ""
+    note: str = Field("", description="Why, kept in the submission's public history "
+                      "(2000 characters at most)")
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:

@@ -7,6 +7,10 @@ from typing import Any
 
 Scope = dict[str, Any]
 
+OTHER_BODY_BYTES = 1024 * 1024
+"""The most a request other than a submission sends (a nonce's declared settings, a report,
+a sign-in form): read whole before the route signs its sender in, so kept small."""
+
 
 def _replay(chunks: list[bytes], last: Any, receive_next: Any) -> Any:
     """A ``receive`` that gives the body read already, then waits as the server's would."""
@@ -27,22 +31,27 @@ def _replay(chunks: list[bytes], last: Any, receive_next: Any) -> Any:
 
 
 class BodyLimit:
-    """Answer 413 to a request whose body exceeds ``limit`` bytes, by its Content-Length or,
-    without one, as it streams in (stopping there). The bodies of ``streamed`` paths are
-    left to their routes, which read them as they arrive (``_bodies``), after signing in."""
+    """Answer 413 to a request whose body exceeds its limit, by its Content-Length or,
+    without one, as it streams in (stopping there): ``limit`` bytes for the ``streamed``
+    paths, whose bodies are left to their routes to read as they arrive (``_bodies``), after
+    signing in; ``other_limit`` for every other path."""
 
-    def __init__(self, app: Any, limit: int, streamed: frozenset[str] = frozenset()) -> None:
-        self.app, self.limit, self.streamed = app, limit, streamed
+    def __init__(self, app: Any, limit: int, streamed: frozenset[str] = frozenset(),
+                 other_limit: int = OTHER_BODY_BYTES) -> None:
+        self.app, self.streamed = app, streamed
+        self.limit, self.other_limit = limit, other_limit
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        streamed = scope.get("path") in self.streamed
+        limit = self.limit if streamed else min(self.limit, self.other_limit)
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.limit:
-            await self._refuse(send)
+        if length is not None and length.isdigit() and int(length) > limit:
+            await self._refuse(send, limit)
             return
-        if scope.get("path") in self.streamed:
+        if streamed:
             await self.app(scope, receive, send)
             return
         # Read the body first (at most limit + one chunk), then hand it over: a framework
@@ -56,16 +65,17 @@ class BodyLimit:
                 return
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
-            if size > self.limit:
-                await self._refuse(send)
+            if size > limit:
+                await self._refuse(send, limit)
                 return
             if not message.get("more_body", False):
                 break
         await self.app(scope, _replay(chunks, None, receive), send)
 
-    async def _refuse(self, send: Any) -> None:
+    @staticmethod
+    async def _refuse(send: Any, limit: int) -> None:
         body = json.dumps({"error": {"code": "payload_too_large", "message": (
-            f"the request body exceeds {self.limit} bytes, the most this hub takes")}}).encode()
+            f"the request body exceeds {limit} bytes, the most this hub takes here")}}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})

@@ -17,6 +17,10 @@ from ._tables import AdminAction, Flag, Submission, User
 
 Resolution = str  # "uphold" (the submission is removed) or "dismiss"
 
+MAX_NOTE_CHARS = 2000
+"""The longest note an admin's resolution or review takes (it is kept and published in the
+submission's history)."""
+
 
 def open_reports(session: Session, submission_id: int) -> int:
     """Reports on a submission no admin resolved yet (one per user at most)."""
@@ -69,13 +73,21 @@ def _reported_already(submission_id: int, flag_id: int | None) -> Refused:
                    f"open already{which}; an admin resolves it, then you can report again")
 
 
+def _check_admin(admin: User, note: str) -> None:
+    """Refused unless ``admin`` is one and ``note`` is within :data:`MAX_NOTE_CHARS`."""
+    if not admin.is_admin:
+        raise Refused(403, "not_admin", f"{admin.name} is not an admin of this hub")
+    if len(note) > MAX_NOTE_CHARS:
+        raise Refused(422, "invalid_note", f"note: {len(note)} characters, more than the "
+                      f"{MAX_NOTE_CHARS} a resolution keeps; say it in fewer")
+
+
 def resolve_flag(session: Session, admin: User, flag_id: int, action: Resolution,
                  note: str, config: HubConfig) -> Submission:
     """``uphold`` removes the submission; ``dismiss`` gives a submission the reports held
     back the status it had (``verified`` if a replay verified it meanwhile) once fewer than
     ``config.reports_to_hold`` reports on it are open."""
-    if not admin.is_admin:
-        raise Refused(403, "not_admin", f"{admin.name} is not an admin of this hub")
+    _check_admin(admin, note)
     flag = session.get(Flag, flag_id)
     if flag is None:
         raise Refused(404, "not_found", f"no report {flag_id}")
@@ -113,8 +125,7 @@ def review_submission(session: Session, admin: User, submission_id: int, action:
                       note: str) -> Submission:
     """An admin's verdict on a submission itself (one the hub's checks flagged): ``accept``
     ranks it, ``remove`` takes it out."""
-    if not admin.is_admin:
-        raise Refused(403, "not_admin", f"{admin.name} is not an admin of this hub")
+    _check_admin(admin, note)
     submission = kept_submission(session, submission_id)
     statuses = {"accept": RANKED, "remove": "removed"}
     if action not in statuses:

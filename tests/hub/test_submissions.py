@@ -231,6 +231,21 @@ def test_results_that_break_the_schema_are_refused(hub: Hub, user: str) -> None:
         refused(client.post("/api/submissions", json={"nonce": 1}), 422, "invalid_request")
 
 
+@pytest.mark.parametrize("run", [[], "run-1", 7, None])
+def test_results_whose_run_is_not_an_object_are_refused(hub: Hub, user: str, run: object
+                                                        ) -> None:
+    """Refused by the schema check (it crashed the re-send look-up with a 500 before), and,
+    once its nonce was used by a kept run, as a replay of that nonce."""
+    with hub.client(user) as client:
+        payload = make_payload(client)
+        broken = copy.deepcopy(payload)
+        broken["results"]["run"] = run
+        message = refused(client.post("/api/submissions", json=broken), 422, "invalid_results")
+        assert message.startswith("results: not a valid results JSON at run: ")
+        assert client.post("/api/submissions", json=payload).status_code == 201
+        refused(client.post("/api/submissions", json=broken), 409, "nonce_used")
+
+
 def test_the_eleventh_submission_of_a_day_is_refused(hub: Hub, user: str) -> None:
     with hub.client(user) as client:
         for _ in range(hub.config.daily_submissions):

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from hub_server import Hub, make_payload, refused, running_hub
 
+from pytest_req2rank.hub._moderation import MAX_NOTE_CHARS
+
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
@@ -86,3 +88,22 @@ def test_three_users_take_a_run_out_and_a_dismissal_gives_back_verified(hub: Hub
     assert [flag["status"] for flag in flags] == ["verified", "verified", "flagged"]
     assert back["status"] == "verified" and back["history"][-1]["actor"] == "mod-admin"
     assert _ranked(hub, "mod/verified")["status"] == "verified"
+
+
+def test_an_admins_note_is_bounded_and_a_refused_one_resolves_nothing(hub: Hub) -> None:
+    target = _submitted(hub, "mod/noted")
+    with hub.client(hub.token("mod-noted-reporter")) as reporter:
+        flag = reporter.post(f"/api/submissions/{target}/flags", json={"reason": "odd"}).json()
+    with hub.client(hub.token("mod-verbose-admin", admin=True)) as admin:
+        long_note = "x" * (MAX_NOTE_CHARS + 1)
+        for path, action in ((f"/api/admin/flags/{flag['id']}/resolve", "dismiss"),
+                             (f"/api/admin/submissions/{target}/review", "remove")):
+            message = refused(admin.post(path, json={"action": action, "note": long_note}),
+                              422, "invalid_note")
+            assert f"{MAX_NOTE_CHARS + 1} characters, more than the {MAX_NOTE_CHARS}" in message
+        details = admin.get(f"/api/submissions/{target}").json()
+        assert details["status"] == "accepted" and len(details["history"]) == 1
+        assert [report["resolution"] for report in details["reports"]] == [None]
+        done = admin.post(f"/api/admin/flags/{flag['id']}/resolve",
+                          json={"action": "dismiss", "note": "y" * MAX_NOTE_CHARS})
+    assert done.status_code == 200, done.text

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from forgery import SCHEDULE, AttackerServer, forged, wait_for
-from hub_server import Hub, hub_process, refused
+from hub_server import Hub, hub_process, rechain, refused
 
 from pytest_req2rank.providers import CompletionRequest, LiteLLMProvider, Message, ProviderError
 
@@ -51,6 +51,13 @@ def test_a_run_relabelled_as_a_model_at_an_address_is_refused(hub: Hub, user: st
     ("gpt-4\u043e", "model_name"),                 # a Cyrillic o: looks like gpt-4o
     ("gpt-4o\u200b", "model_name"),                # a zero-width space after gpt-4o
     ("\uff47\uff50\uff54-4o", "model_name"),       # fullwidth letters: gpt-4o after NFKC
+    ("gpt-4o ", "model_name"),                     # a trailing space: two rows for one model
+    ("gpt\u00a04o", "model_name"),                 # a no-break space
+    ("gpt-4o\u202e", "model_name"),                # a right-to-left override: shown reversed
+    ("gpt-4o\n", "model_name"),                    # a control character
+    ("gpt-\u0391-4o", "model_name"),               # a Greek capital alpha
+    ("gpt-4o\u0301", "model_name"),                # a combining accent (NFKC composes none)
+    ("gpt-4o@http://127.0.0.1:1/v1", "model_url"),  # an address after the name
     ("ollama/llama3", "model_provider"),           # Ollama: localhost:11434 unless configured
     ("hosted_vllm/qwen", "model_provider"),        # an address from configuration only
 ])
@@ -132,3 +139,25 @@ def test_a_providers_error_body_is_not_published(tmp_path: Path) -> None:
         "the replay stopped before writing its results"))  # a preflight that stops the run
     assert not any(secret.split()[0] in page for page in published)
     assert secret.split()[0] in (tmp_path / "hub" / "serve.log").read_text()  # the operator's
+
+
+@pytest.mark.slow  # two replays, the model's through the real LiteLLM client
+def test_a_runs_api_base_is_never_where_the_replay_asks(tmp_path: Path) -> None:
+    """A run of a provider the operator allows (``hosted_vllm``, at the operator's own
+    ``HOSTED_VLLM_API_BASE``) whose settings name the submitter's server as ``api_base``
+    (``--r2r-api-base``): the replay asks the operator's server, and the submitter's
+    receives nothing."""
+    with AttackerServer().serving() as operator, AttackerServer().serving() as attacker:
+        env = {**SCHEDULE, "R2R_HUB_REVERIFY_PROVIDERS": "hosted,hosted_vllm",
+               "HOSTED_VLLM_API_BASE": f"{operator.url}/v1", "R2R_HUB_REVERIFY_ATTEMPTS": "1"}
+        with hub_process(tmp_path / "hub", env=env) as hub, \
+                hub.client(hub.token("mallory")) as client:
+            payload = forged(client, model="hosted_vllm/coder", drawn=5, rounds=5)
+            payload["results"]["run"]["settings"]["api_base"] = f"{attacker.url}/v1"
+            reply = client.post("/api/submissions", json=rechain(payload))
+            assert reply.status_code == 201, reply.text
+            details = wait_for(client, reply.json()["id"],
+                               lambda details: details["history"][-1]["actor"] == "reverify")
+    assert attacker.received == []
+    assert any(request.path == "/v1/chat/completions" for request in operator.received)
+    assert details["reverification"]["replays"][1]["kind"] == "model"

@@ -30,6 +30,7 @@ from hub_server import (
 )
 from sqlalchemy import text
 
+from pytest_req2rank.hub._limits import OTHER_BODY_BYTES
 from pytest_req2rank.hub.cli import main
 from pytest_req2rank.submit import HubClient
 
@@ -78,6 +79,23 @@ def test_a_big_body_without_a_valid_token_is_answered_before_it_is_read(hub: Hub
         status, answer = raw_post(hub, "/api/submissions",
                                   {"Content-Type": "application/json", **headers}, start, BIG)
         assert status == 401 and answer["error"]["code"] == "unauthenticated"
+
+
+@pytest.mark.parametrize("path", ["/api/nonces", "/api/tokens/github", "/api/submissions/1/flags",
+                                  "/api/admin/flags/1/resolve", "/signout"])
+def test_a_big_body_to_any_other_endpoint_is_refused_before_it_is_read(hub: Hub, path: str
+                                                                      ) -> None:
+    """Bodies other than a submission's are read before the route signs their sender in (a
+    nonce's settings, a report, a form): refused by their declared length, or once past the
+    small limit when they stream in without one, never read whole or parsed."""
+    start = b'{"model": "m", "settings": {"padding": "' + b"x" * 65536
+    status, answer = raw_post(hub, path, {"Content-Type": "application/json"}, start, BIG)
+    assert status == 413 and answer["error"]["code"] == "payload_too_large"
+    assert f"exceeds {OTHER_BODY_BYTES} bytes" in answer["error"]["message"]
+    with hub.client() as anonymous:
+        streamed = anonymous.post(path, content=iter([b"x" * 65536] * 32))  # 2 MiB, no length
+    assert streamed.status_code == 413, streamed.text
+    assert streamed.json()["error"]["code"] == "payload_too_large"
 
 
 def _bomb(inflated: int) -> bytes:
