@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pytester_output import UNUSED_DEV_PLUGINS
 
 pytest_plugins = ["pytester"]
 
@@ -73,10 +74,13 @@ def _modules_kept_across_runs() -> None:
 
 
 @pytest.fixture
-def pytester(pytester: pytest.Pytester,
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
              _modules_kept_across_runs: None) -> Iterator[pytest.Pytester]:
     """pytester, safe for in-process runs of the plugin (``runpytest``): they start no new
-    interpreter, so they skip its start-up and litellm's 2-4 s import."""
+    interpreter, so they skip its start-up and litellm's 2-4 s import. The processes its
+    runs start load none of :data:`UNUSED_DEV_PLUGINS` (pytester clears ``PYTEST_ADDOPTS``
+    when it starts; this sets it after)."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(f"-p no:{name}" for name in UNUSED_DEV_PLUGINS))
     yield pytester
 
 

@@ -1,8 +1,14 @@
-"""Reading what a pytest subprocess printed, without what other installed plugins add."""
+"""Pytest subprocesses without what other installed plugins add: to their start-up, to what
+they print."""
 
 from __future__ import annotations
 
 import re
+
+UNUSED_DEV_PLUGINS = ("hypothesispytest", "schemathesis", "benchmark")
+"""The ``[dev]`` extra's pytest plugins that no pytester run uses. Installed, they would load
+in every pytest process a pytester run starts (its xdist workers, ``runpytest_subprocess``):
+hypothesis and schemathesis cost each such process about as much CPU as pytest itself."""
 
 WARNING_LINE = re.compile(r"^\S+:\d+: \w*Warning: ")
 """A Python warning printed at start-up by another installed plugin (pytest-benchmark's

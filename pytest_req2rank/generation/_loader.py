@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from functools import lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -74,23 +75,33 @@ def _template_files(library: Traversable) -> list[Traversable]:
 def _parse(path: Traversable) -> tuple[Template | None, list[str]]:
     try:
         text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return None, [_toml_error(path, text, exc)]
     except (OSError, UnicodeDecodeError) as exc:
         return None, [f"{path}: <file>: cannot be read ({exc})"]
+    template, errors = _parse_text(str(path), path.name, text)
+    return template, list(errors)
+
+
+@lru_cache(maxsize=1024)
+def _parse_text(path: str, name: str, text: str) -> tuple[Template | None, tuple[str, ...]]:
+    """One file's template or its mistakes. Kept by content: a run's process loads its library
+    more than once (the suite's draw, then the evaluator), and validating it takes longer
+    than everything else that process does before its first item."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return None, (_toml_error(path, text, exc),)
     findings = schema_errors(data)
     if not findings:
         findings = semantic_errors(data)
-        stem = path.name.removesuffix(TEMPLATE_SUFFIX)
+        stem = name.removesuffix(TEMPLATE_SUFFIX)
         if data["id"] != stem:
             findings.insert(0, ("id", f"{data['id']!r} must match the file name {stem!r}"))
     if findings:
-        return None, [f"{path}: {where}: {reason}" for where, reason in findings]
-    return _build(data, path), []
+        return None, tuple(f"{path}: {where}: {reason}" for where, reason in findings)
+    return _build(data, path), ()
 
 
-def _toml_error(path: Traversable, text: str, exc: tomllib.TOMLDecodeError) -> str:
+def _toml_error(path: str, text: str, exc: tomllib.TOMLDecodeError) -> str:
     """``FILE:LINE:COLUMN: <toml>: what``, from the position tomllib puts in its message."""
     message = str(exc)
     located = _TOML_POSITION.search(message)
@@ -105,7 +116,7 @@ def _toml_error(path: Traversable, text: str, exc: tomllib.TOMLDecodeError) -> s
     return f"{path}:{line}:{column}: <toml>: {reason}"
 
 
-def _build(data: dict[str, Any], path: Traversable) -> Template:
+def _build(data: dict[str, Any], path: str) -> Template:
     return Template(
         id=data["id"],
         title=data["title"],
@@ -123,5 +134,5 @@ def _build(data: dict[str, Any], path: Traversable) -> Template:
         reference=dict(data["reference"]),
         setup=data.get("setup", ""),
         probes=tuple(ProbeSpec(**p) for p in data["probes"]),
-        path=str(path),
+        path=path,
     )

