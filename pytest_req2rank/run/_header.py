@@ -114,11 +114,11 @@ def _pipeline_source(config: GenerationConfig) -> str:
 
 def nversion_repeat_warning(evaluator: Evaluator) -> str | None:
     """The built-in model's repeats: the tasks with fewer distinct implementations than N."""
-    from ..nversion import repeated_tasks  # as nversion_lines
-
     nversion, n = evaluator.nversion, evaluator.plan.nversion
     if nversion is None or n is None or not nversion.builtin:
         return None
+    from ..nversion import repeated_tasks  # the library: only in N-version runs
+
     task_ids = list(dict.fromkeys(task.task_id for task in evaluator.tasks.values()))
     return repeat_warning(repeated_tasks(task_ids, n, nversion.library), n)
 
