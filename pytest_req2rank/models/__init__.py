@@ -24,7 +24,7 @@ from ._nversion import (
     TransitionRecord,
     VersionLineage,
 )
-from ._pass_ratio import pass_ratio_by_priority, weighted_pass_ratio
+from ._pass_ratio import PRIORITY_WEIGHTS, pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
     Guidance,
@@ -66,6 +66,7 @@ __all__ = [
     "FAKE_PREFIX",
     "INFRA_STATUSES",
     "MODEL_STATUSES",
+    "PRIORITY_WEIGHTS",
     "REASONING_EFFORTS",
     "REFERENCE_MODEL",
     "SAMPLES_PREFIX",
