@@ -20,6 +20,7 @@ import uvicorn
 from pytest_req2rank.draws import nonce_seed
 from pytest_req2rank.evidence import chain_for
 from pytest_req2rank.hub import HubConfig, create_app, migrate
+from pytest_req2rank.judging import PanelConfig, aggregate_verdicts, weighted_overall
 from pytest_req2rank.models import (
     DIMENSIONS,
     STATIC_JUDGE,
@@ -182,13 +183,16 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _panel(score: float, offsets: dict[str, float]) -> PanelResult:
-    """A one-judge panel's score of ``score``, each dimension ``score + offsets[name]``."""
-    dimensions = {name: max(0.0, min(100.0, score + offsets.get(name, 0.0)))
-                  for name in DIMENSIONS}
-    return PanelResult(status="scored", overall=score, dimensions=dimensions,
-                       judge_dimensions=dimensions, ci95=None, agreement=None, sigma=None,
-                       n_judges=1)
+def _judged(score: float, offsets: dict[str, float], status: str
+            ) -> tuple[JudgeVerdict, PanelResult]:
+    """The static judge's verdict scoring each dimension ``score + offsets[name]``, and the
+    one-judge panel the engine aggregates from it (as the hub recomputes it) under
+    :data:`JUDGED_SETTINGS`: its overall is ``score`` plus the weighted offsets."""
+    scores = {name: max(0.0, min(100.0, score + offsets.get(name, 0.0))) for name in DIMENSIONS}
+    verdict = JudgeVerdict(judge=STATIC_JUDGE, scores=scores, overall=weighted_overall(scores))
+    ratio = None if status == "success" else 0.0  # no test outcome listed: the engine's rule
+    return verdict, aggregate_verdicts([verdict], ratio, PanelConfig(
+        execution_weight=JUDGED_SETTINGS["execution_weight"]))
 
 
 _answers = iter(range(1, 1_000_000))
@@ -208,19 +212,21 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
         begin = moment + timedelta(milliseconds=60 * i)
         end = begin + timedelta(milliseconds=50)
         passed = round(4 * score / 100)
+        status = "success" if passed == 4 else "wrong_answer"
+        verdict, panel = _judged(score, dimensions, status) if dimensions is not None \
+            else (None, None)
         items.append(ItemResult(
             item_id=f"dynamic/R{i}", dataset="dynamic", task_id=f"R{i}", model=model,
-            status="success" if passed == 4 else "wrong_answer", pass_ratio=passed / 4,
+            status=status, pass_ratio=passed / 4,
             tests_passed=passed, tests_total=4, prompt=f"Write R{i}",
             response=f"def r{i}(): return {answers}",
-            kind="dynamic", score=score, cluster=f"dynamic/R{i}", complexity=f"C{1 + i % 4}",
+            kind="dynamic", score=panel.overall if panel else score, cluster=f"dynamic/R{i}", complexity=f"C{1 + i % 4}",
             requirement={"title": f"R{i}", "metadata": {"skills": skills[i]}} if skills
             else {"title": f"R{i}"},
-            panel=_panel(score, dimensions) if dimensions is not None else None,
+            panel=panel,
             code={"solution.py": f"def r{i}(): return {answers}"} if dimensions is not None
             else {},
-            judges=[JudgeVerdict(judge=STATIC_JUDGE, scores=_panel(score, dimensions).dimensions,
-                                 overall=score)] if dimensions is not None else [],
+            judges=[verdict] if verdict else [],
             timings=Timings(generation_s=0.01, execution_s=0.02, total_s=0.04),
             started_at=begin.isoformat(timespec="milliseconds"),
             finished_at=end.isoformat(timespec="milliseconds"),
@@ -231,13 +237,16 @@ def make_items(n: int = 6, *, scores: list[float] | None = None, start: datetime
 SETTINGS = {"concurrency": 2, "judges": []}
 """The synthetic runs' settings: judged by no judge (``--r2r-judges=none``) unless their
 items carry the static judge's verdicts (:func:`run_settings`)."""
+JUDGED_SETTINGS = {"judges": [STATIC_JUDGE], "execution_weight": 0.0}
+"""A synthetic judged run's: the static judge, no hidden-test share in functionality and
+logic (its items list no test outcome), so each item's score is its verdict's."""
 MODEL = "acme/coder"
 
 
 def run_settings(items: list[ItemResult]) -> dict[str, Any]:
     """The settings of a synthetic run of ``items``: judged by the static judge when they
     carry its verdicts, else by no judge."""
-    return {**SETTINGS, "judges": [STATIC_JUDGE] if any(item.judges for item in items) else []}
+    return {**SETTINGS, **(JUDGED_SETTINGS if any(item.judges for item in items) else {})}
 
 
 def make_document(items: list[ItemResult], *, run_id: str = "run-1", seed: int = 7,

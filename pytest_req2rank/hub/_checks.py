@@ -14,7 +14,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..evidence import item_entries, verify_chain, verify_items
-from ..models import WEAK_ISOLATION, ItemResult
+from ..judging import PanelConfig, aggregate_verdicts, weighted_overall
+from ..models import (
+    DEFAULT_EXECUTION_WEIGHT,
+    MODEL_STATUSES,
+    PRIORITY_WEIGHTS,
+    WEAK_ISOLATION,
+    ItemResult,
+    PanelResult,
+)
 from ..report import InvalidResults, ResultsDocument, build_summary, validate_results
 from ._config import HubConfig
 from ._errors import Refused
@@ -81,6 +89,69 @@ def scored_items(document: ResultsDocument) -> list[ItemResult]:
             if item.nversion is None or item.nversion.role == "version"]
 
 
+def check_panels(document: ResultsDocument) -> None:
+    """Each judged item's score is what its judges' verdicts give: every verdict's overall
+    from its five scores, the panel (its score, dimensions, CI95, judges counted) aggregated
+    again from the verdicts under the run's weights and execution weight, and the execution
+    ratio the panel blended in one the item's test outcomes allow (each test weighs 1 to 3
+    by its priority, which the hub does not see; the replays grade it exactly)."""
+    judged = [item for item in document.items if item.panel is not None]
+    if not judged:
+        return
+    settings = document.run.settings
+    try:
+        config = PanelConfig(weights=settings.get("weights"), execution_weight=settings.get(
+            "execution_weight", DEFAULT_EXECUTION_WEIGHT))
+    except ValueError as exc:
+        raise Refused(422, "score_mismatch", f"run.settings: {exc}") from None
+    for item in judged:
+        assert item.panel is not None
+        where = f"item {item.item_id}"
+        for verdict in item.judges:
+            if verdict.scores is None:
+                continue
+            expected = weighted_overall(verdict.scores, config.weights)
+            if not _same(verdict.overall, expected):
+                raise Refused(422, "score_mismatch", f"{where}: {verdict.judge}'s overall is "
+                              f"{verdict.overall!r}, but its scores give {expected!r}")
+        _check_execution_ratio(item, item.panel)
+        try:
+            redone = aggregate_verdicts(item.judges, item.panel.execution_ratio, config)
+        except ValueError as exc:
+            raise Refused(422, "score_mismatch", f"{where}: its verdicts: {exc}") from None
+        pairs: list[tuple[str, Any, Any]] = [
+            ("score", item.score, redone.overall), ("panel.overall", item.panel.overall,
+                                                    redone.overall),
+            ("panel.status", item.panel.status, redone.status),
+            ("panel.n_judges", item.panel.n_judges, redone.n_judges),
+            ("panel.ci95", item.panel.ci95 and list(item.panel.ci95),
+             redone.ci95 and list(redone.ci95)),
+            *((f"panel.dimensions.{name}", item.panel.dimensions.get(name),
+               redone.dimensions.get(name))
+              for name in sorted(item.panel.dimensions.keys() | redone.dimensions.keys()))]
+        for field, given, expected in pairs:
+            if not _same(given, expected):
+                raise Refused(422, "score_mismatch", f"{where}: {field} is {given!r}, but its "
+                              f"judges' verdicts give {expected!r}")
+
+
+def _check_execution_ratio(item: ItemResult, panel: PanelResult) -> None:
+    ratio = panel.execution_ratio
+    passed = sum(test.status == "success" for test in item.tests)
+    failed = len(item.tests) - passed
+    if item.tests:
+        light, heavy = min(PRIORITY_WEIGHTS.values()), max(PRIORITY_WEIGHTS.values())
+        low = passed * light / (passed * light + failed * heavy)
+        high = passed * heavy / (passed * heavy + failed * light)
+        fits = ratio is not None and low - 1e-9 <= ratio <= high + 1e-9
+    else:
+        fits = ratio == (0.0 if item.status in MODEL_STATUSES and item.status != "success"
+                         else None)
+    if not fits:
+        raise Refused(422, "score_mismatch", f"item {item.item_id}: panel.execution_ratio is "
+                      f"{ratio!r}, which {passed} of {len(item.tests)} tests passed cannot give")
+
+
 def check_aggregates(document: ResultsDocument) -> None:
     """Recompute overall, CI95, dimensions and agreement from the items; refuse any mismatch."""
     summary = document.summary
@@ -106,8 +177,12 @@ def check_aggregates(document: ResultsDocument) -> None:
 
 
 def _same(given: Any, expected: Any) -> bool:
+    if isinstance(given, bool) or isinstance(expected, bool):
+        return given is expected
     if isinstance(given, int | float) and isinstance(expected, int | float):
         return abs(float(given) - float(expected)) <= TOLERANCE
+    if isinstance(given, list) and isinstance(expected, list):
+        return len(given) == len(expected) and all(map(_same, given, expected))
     return bool(given == expected)
 
 

@@ -91,7 +91,9 @@ class HubConfig:
     replay_max_samples: int = 20
     """The most samples per task a replay plans; a run of more is not replayed."""
     replay_max_items: int = 100
-    """The most items a replay grades (chosen at random by the hub when a run has more)."""
+    """The most items a replay grades: the answers replay's sample (drawn by the hub from its
+    secret and the submission's digest when a run has more), each judged again by the run's
+    LLM judges."""
     replay_max_tokens: int = 32_768
     """The model replay's ``--r2r-max-tokens``: the run's value, at most this (the default
     is the engine's own largest budget: a C4 requirement's, which the dynamic suite uses
@@ -107,7 +109,8 @@ class HubConfig:
     reverify_pass_tolerance: float = 0.15
     """How far the sample's mean pass ratio may be from the claimed one."""
     reverify_score_tolerance: float = 10.0
-    """How far the sample's mean score may be from the claimed one (static-judge runs)."""
+    """How far the sample's mean score may be from the claimed one: the model replay's
+    (static-judge runs), and each LLM judge's asked again in the answers replay."""
     reverify_every_s: int = 60
     """The served hub re-verifies new submissions this often (0: only with
     ``req2rank-hub reverify``)."""

@@ -9,7 +9,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -79,11 +79,27 @@ def why_not_replayable(run: Mapping[str, Any], config: HubConfig) -> str | None:
     return None
 
 
+def why_not_judged(run: Mapping[str, Any], config: HubConfig, *,
+                   resolve: Callable[[str], str] | None = None) -> str | None:
+    """Why this hub cannot check the run's scores: an LLM judge of its panel is a model the
+    hub does not call (a score the hub cannot judge again is not ranked on); None when it
+    can."""
+    for judge in run.get("judges") or []:
+        if judge == STATIC_JUDGE:
+            continue
+        reason = why_not_called(str(judge), config, resolve=resolve)
+        if reason is not None:
+            return (f"its scores come from the LLM judge {str(judge)[:120]!a}, which this hub "
+                    f"cannot ask again ({reason}), so they cannot be verified")
+    return None
+
+
 def why_unverified(run: Mapping[str, Any], config: HubConfig) -> str | None:
     """Why a submitted run cannot be verified by this hub, known when it arrives (its
-    requirements cannot be planned again, or its model is one the hub does not call); None
-    when the hub will try."""
-    return why_not_replayable(run, config) or why_not_called(str(run.get("model")), config)
+    requirements cannot be planned again, or its model or one of its LLM judges is one the
+    hub does not call); None when the hub will try."""
+    return why_not_replayable(run, config) or why_not_called(str(run.get("model")), config) \
+        or why_not_judged(run, config)
 
 
 def _number(value: object) -> TypeGuard[float]:
@@ -91,12 +107,13 @@ def _number(value: object) -> TypeGuard[float]:
 
 
 def replay_options(run: Mapping[str, Any], model: str, results: Path, config: HubConfig, *,
-                   ask_model: bool = False) -> ReplayOptions:
-    """The options that plan a replayable ``run`` again from its seed and answer it with
-    ``model`` (results to ``results``); with ``ask_model``, also the run's max tokens,
-    temperature and samples per task, each within the hub's limits, and its reasoning effort
-    (never the run's API base: the hub calls models its own way). Checked with the engine's own settings;
-    :class:`ReplayRefused` when a value cannot be replayed."""
+                   ask_model: bool = False, judged: bool = False) -> ReplayOptions:
+    """The options that plan a replayable ``run`` again from its seed and samples per task
+    and answer it with ``model`` (results to ``results``), judged by the offline static
+    judge alone or, with ``judged``, by the run's whole panel; with ``ask_model``, also the
+    run's max tokens and temperature, each within the hub's limits, and its reasoning effort
+    (never the run's API base: the hub calls models its own way). Checked with the engine's
+    own settings; :class:`ReplayRefused` when a value cannot be replayed."""
     settings = run.get("settings") or {}
     values: dict[str, str] = {"model": model, "suite": str(run.get("suite")),
                               "seed": _text("seed", run.get("seed")), "json": str(results)}
@@ -130,16 +147,16 @@ def replay_options(run: Mapping[str, Any], model: str, results: Path, config: Hu
         values["weights"] = ",".join(f"{name}={100 * value:g}" for name, value in weights.items())
     if settings.get("judges") is not None:
         judges = [str(judge) for judge in run.get("judges") or []]
-        offline = [judge for judge in judges if judge == STATIC_JUDGE]
-        values["judges"] = ",".join(offline) or "none"
+        kept = judges if judged else [judge for judge in judges if judge == STATIC_JUDGE]
+        values["judges"] = ",".join(kept) or "none"
+    if settings.get("samples_per_task") is not None:
+        limited("samples_per_task", 1, config.replay_max_samples, "R2R_HUB_REPLAY_MAX_SAMPLES")
     if ask_model:
         if settings.get("max_tokens") is not None:
             limited("max_tokens", 0, config.replay_max_tokens, "R2R_HUB_REPLAY_MAX_TOKENS")
         if settings.get("temperature") is not None:
             limited("temperature", 0.0, config.replay_max_temperature,
                     "R2R_HUB_REPLAY_MAX_TEMPERATURE")
-        if settings.get("samples_per_task") is not None:
-            limited("samples_per_task", 1, config.replay_max_samples, "R2R_HUB_REPLAY_MAX_SAMPLES")
         if settings.get("reasoning_effort") is not None:
             values["reasoning_effort"] = str(settings["reasoning_effort"])
     try:
@@ -148,6 +165,8 @@ def replay_options(run: Mapping[str, Any], model: str, results: Path, config: Hu
     except SettingsError as exc:
         raise ReplayRefused(str(exc)) from None
     arguments = [f"{spelling('cli', name)}={value}" for name, value in values.items()]
+    if judged and settings.get("exclude_self_judging") is True:
+        arguments.append(spelling("cli", "exclude_self_judging"))
     return ReplayOptions(arguments, resolved, clamped)
 
 

@@ -3,9 +3,15 @@
 Two replays, both planned from the run's seed (so the requirements must be those the seed
 draws) and graded in the hub's own sandbox:
 
-- **answers**: every item answered with the response the run submitted (the offline
-  ``r2r/samples`` model): the status and pass ratio of each item (and, with the offline
-  static judge, its score) must be what the submission claims. No model is called.
+- **answers**: a sample of the items (all of a run of at most ``replay_max_items``; drawn
+  after acceptance from the hub's secret and the submission's digest, :mod:`._sampling`)
+  answered with the responses the run submitted (the offline ``r2r/samples`` model), every
+  sample of a task as the run planned them: the status and pass ratio of each sampled item
+  must be what the submission claims, and its scores too: the static judge's item by item,
+  each LLM judge's (asked again by the hub, with its own keys) as a mean over the sample
+  and item by item within :data:`JUDGE_ITEM_TOLERANCE`. A run judged by an LLM judge the
+  hub does not call cannot be verified on its score: it is ``unverifiable``. No target
+  model is called.
 - **model**: a sample of the items, chosen by the hub when it re-verifies, answered by the
   run's model through the hub's own model access: the sample's mean pass ratio (and mean
   score, with the static judge) must be within the hub's tolerances of what the submission
@@ -23,7 +29,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -36,6 +41,7 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from ..models import INFRA_STATUSES, STATIC_JUDGE
+from ..plan import build_plan, planned_tasks
 from ..providers import litellm_provider
 from ..settings import Settings
 from ..suites import DynamicOptions, load_suite
@@ -48,9 +54,25 @@ from ._replay import (
     replay_options,
     run_replay,
     selectable,
+    why_not_judged,
     why_not_replayable,
 )
-from ._submissions import RANKED, RANKED_STATUSES, UNVERIFIED, kept_submission, record_status
+from ._sampling import (
+    SampleDraw,
+    describe_sample,
+    draw_sample,
+    hub_secret,
+    sample_draw,
+    sample_record,
+)
+from ._submissions import (
+    RANKED,
+    RANKED_STATUSES,
+    UNVERIFIED,
+    kept_submission,
+    record_status,
+    submission_digest,
+)
 from ._tables import Flag, StatusChange, Submission
 
 log = logging.getLogger("req2rank.hub")
@@ -58,6 +80,10 @@ log = logging.getLogger("req2rank.hub")
 PASS_RATIO_TOLERANCE = 0.01
 SCORE_TOLERANCE = 2.0
 """The answers replay's tolerances per item: grading the same response twice agrees."""
+JUDGE_ITEM_TOLERANCE = 30.0
+"""How far one item's score from an LLM judge asked again may be from the claimed one (the
+sample's mean is held to ``reverify_score_tolerance``): a judge asked twice differs by a few
+points, an invented verdict by more."""
 ACTOR = "reverify"
 
 Verdict = Literal["verified", "disputed", "unverifiable"]
@@ -76,6 +102,9 @@ class Replay:
     compared: list[dict[str, Any]] = field(default_factory=list)
     retry: bool = False
     clamped: list[str] = field(default_factory=list)
+    sample: dict[str, Any] | None = None
+    """Which items were drawn, out of how many, how, and what such a sample catches
+    (:func:`~._sampling.sample_record`)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +140,9 @@ class Reverification:
         parts = []
         for replay in (self.answers, self.model):
             what = {"answers": "its answers graded again", "model": "its model asked again"}
-            head = f"{what[replay.kind]} ({len(replay.compared)} items): {replay.status}"
+            drawn = f"; {describe_sample(replay.sample)}" if replay.sample \
+                and replay.sample["size"] < replay.sample["population"] else ""
+            head = f"{what[replay.kind]} ({len(replay.compared)} items{drawn}): {replay.status}"
             notes = replay.reasons[:8] + ([f"within this hub's limits: {', '.join(replay.clamped)}"]
                                           if replay.clamped else [])
             parts.append(head + (": " + "; ".join(notes) if notes else ""))
@@ -119,18 +150,18 @@ class Reverification:
 
 
 def reverify(document: dict[str, Any], config: HubConfig, *, sample: int | None = None,
-             rng: random.Random | None = None, workdir: Path | None = None) -> Reverification:
+             draw: SampleDraw | None = None, workdir: Path | None = None) -> Reverification:
     """Replay ``document`` (a submitted results JSON) both ways. The answers replay grades
-    ``sample`` items (all when None), the model replay ``config.reverify_sample``, both at
-    most ``config.replay_max_items`` and chosen with ``rng`` (default: the system's
-    randomness, so a submitter cannot tell)."""
-    rng = rng or random.SystemRandom()
+    ``sample`` items (default ``config.replay_max_items``), the model replay
+    ``config.reverify_sample``, both at most ``config.replay_max_items`` and drawn with
+    ``draw`` (default: the system's randomness, so a submitter cannot tell)."""
+    draw = draw or sample_draw(None, None)
     with tempfile.TemporaryDirectory(prefix="r2r-reverify-", dir=workdir) as directory:
         base = Path(directory)
         (base / "answers").mkdir()
         (base / "model").mkdir()
-        answers = _replay_answers(document, base / "answers", config, sample, rng)
-        model = _replay_model(document, base / "model", config, rng)
+        answers = _replay_answers(document, base / "answers", config, sample, draw)
+        model = _replay_model(document, base / "model", config, draw)
     return Reverification(answers, model)
 
 
@@ -139,46 +170,47 @@ def _refused(kind: Literal["answers", "model"], exc: ReplayRefused) -> Replay:
 
 
 def _replay_answers(document: dict[str, Any], directory: Path, config: HubConfig,
-                    sample: int | None, rng: random.Random) -> Replay:
+                    sample: int | None, draw: SampleDraw) -> Replay:
     run, items = document["run"], document["items"]
     samples, results = directory / "samples.jsonl", directory / "replay.json"
-    reason = why_not_replayable(run, config)
+    reason = why_not_replayable(run, config) or why_not_judged(run, config,
+                                                               resolve=litellm_provider)
     if reason is not None:
         return Replay("answers", "unverifiable", [reason])
     try:
-        options = replay_options(run, f"r2r/samples:{samples}", results, config)
+        options = replay_options(run, f"r2r/samples:{samples}", results, config, judged=True)
     except ReplayRefused as exc:
         return _refused("answers", exc)
     planned = _planned(options.settings)
+    by_id = {item["item_id"]: item for item in items}
     reasons = []
-    # A requirement the seed draws but the run left out gets an empty answer (the samples
-    # file must cover the plan) and is reported as left out.
-    missing = [task_id for task_id in planned if task_id not in {i["task_id"] for i in items}]
+    missing = [item_id for item_id in planned if item_id not in by_id]
     if missing:
         reasons.append(f"the run left out {len(missing)} item(s) its seed draws: "
-                       f"{', '.join(planned[task_id] for task_id in missing[:5])}")
-    drawn = set(planned)
+                       f"{', '.join(missing[:5])}")
     reasons += [f"{item['item_id']}: the seed does not draw this requirement"
-                for item in items if item["task_id"] not in drawn][:20]
-    ordered = sorted(items, key=lambda item: (item["task_id"], item.get("sample") or 0))
-    # An answer cut by the token limit is replayed as cut: truncated again, not a format error.
-    samples.write_text("".join(json.dumps({"task_id": item["task_id"],
-                                           "completion": item["response"],
-                                           "finish_reason": item.get("finish_reason")}) + "\n"
-                               for item in ordered) +
-                       "".join(json.dumps({"task_id": task_id, "completion": ""}) + "\n"
-                               for task_id in missing), encoding="utf-8")
-    candidates = [item for item in items if item["task_id"] in drawn
-                  and selectable(item["item_id"])]
-    count = min(len(candidates) if sample is None else sample, config.replay_max_items)
-    chosen = candidates if count >= len(candidates) else rng.sample(candidates, count)
+                for item in items if item["item_id"] not in planned][:20]
+    # Every item the plan holds gets a line, in the plan's order: a task's samples in turn, an
+    # item the run left out an empty answer (the samples file must cover the plan). An answer
+    # cut by the token limit is replayed as cut: truncated again, not a format error.
+    lines = []
+    for item_id, task_id in planned.items():
+        item = by_id.get(item_id)
+        lines.append({"task_id": task_id, "completion": item["response"] if item else "",
+                      "finish_reason": item.get("finish_reason") if item else None})
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    candidates = [by_id[item_id] for item_id in planned
+                  if item_id in by_id and selectable(item_id)]
+    count = min(config.replay_max_items if sample is None else sample, config.replay_max_items)
+    chosen = draw_sample(candidates, count, draw.rng)
+    record = sample_record(len(candidates), [item["item_id"] for item in chosen], draw.source)
     if not chosen:
         return Replay("answers", "disputed" if reasons else "unverifiable",
-                      reasons or ["no item of the run can be graded again"])
+                      reasons or ["no item of the run can be graded again"], sample=record)
     replayed = run_replay(options.arguments, directory, results, timeout_s=config.replay_timeout_s,
                           select=[item["item_id"] for item in chosen])
     if isinstance(replayed, str):
-        return Replay("answers", "unverifiable", [replayed], retry=True)
+        return Replay("answers", "unverifiable", [replayed], retry=True, sample=record)
     static = _static_judged(run)
     rows = []
     for item in chosen:
@@ -186,12 +218,66 @@ def _replay_answers(document: dict[str, Any], directory: Path, config: HubConfig
         reasons += _differences(item, again, compare_scores=static)
         if again is not None:
             rows.append(_row(item, again))
+    judged = [(item, replayed[item["item_id"]]) for item in chosen
+              if item["item_id"] in replayed and item.get("judges")]
+    verdict, found = _compare_judges(judged, _llm_judges(run), config) if _llm_judges(run) \
+        else ("verified", [])
+    reasons += found
+    if verdict == "unverifiable" and not reasons:
+        return Replay("answers", "unverifiable", found, rows, retry=True,
+                      clamped=options.clamped, sample=record)
     return Replay("answers", "disputed" if reasons else "verified", reasons, rows,
-                  clamped=options.clamped)
+                  clamped=options.clamped, sample=record)
+
+
+def _llm_judges(run: dict[str, Any]) -> list[str]:
+    return [str(judge) for judge in run.get("judges") or [] if judge != STATIC_JUDGE]
+
+
+def _compare_judges(judged: list[tuple[dict[str, Any], dict[str, Any]]], judges: list[str],
+                    config: HubConfig) -> tuple[Verdict, list[str]]:
+    """Each LLM judge's verdicts asked again on the same answers: its mean overall score
+    over the sample within ``reverify_score_tolerance`` of the claimed mean, and each item's
+    within :data:`JUDGE_ITEM_TOLERANCE`; the static judge's item by item within
+    :data:`SCORE_TOLERANCE`. Unverifiable when a judge gave the hub no verdict at all."""
+    reasons: list[str] = []
+    for judge in [STATIC_JUDGE, *judges]:
+        pairs = []
+        for item, again in judged:
+            claimed, replayed = _overall(item, judge), _overall(again, judge)
+            if claimed is not None and replayed is not None:
+                pairs.append((item["item_id"], claimed, replayed))
+        if judge == STATIC_JUDGE:
+            reasons += [f"{name}: {judge} scored {claimed:.1f}, the replay gives {replayed:.1f}"
+                        for name, claimed, replayed in pairs
+                        if abs(claimed - replayed) > SCORE_TOLERANCE]
+            continue
+        if judged and not pairs:
+            return "unverifiable", [(f"{judge} gave no verdict on the hub for the "
+                                     f"{len(judged)} judged items of the sample")]
+        if not pairs:
+            continue
+        claimed_mean = fmean(claimed for _, claimed, _ in pairs)
+        replayed_mean = fmean(replayed for _, _, replayed in pairs)
+        if abs(claimed_mean - replayed_mean) > config.reverify_score_tolerance:
+            reasons.append(f"{judge}'s mean score over {len(pairs)} items: claimed "
+                           f"{claimed_mean:.1f}, asked again {replayed_mean:.1f} (tolerance "
+                           f"{config.reverify_score_tolerance})")
+        reasons += [f"{name}: {judge} scored {claimed:.1f}, asked again {replayed:.1f}"
+                    for name, claimed, replayed in pairs
+                    if abs(claimed - replayed) > JUDGE_ITEM_TOLERANCE][:5]
+    return ("disputed" if reasons else "verified"), reasons
+
+
+def _overall(item: dict[str, Any], judge: str) -> float | None:
+    """``judge``'s overall score of ``item`` (None when it gave none)."""
+    verdict = next((v for v in item.get("judges") or [] if v.get("judge") == judge), None)
+    overall = verdict.get("overall") if verdict else None
+    return float(overall) if isinstance(overall, int | float) else None
 
 
 def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
-                  rng: random.Random) -> Replay:
+                  draw: SampleDraw) -> Replay:
     run, items = document["run"], document["items"]
     model = str(run["model"])
     reason = why_not_called(model, config, resolve=litellm_provider) \
@@ -209,12 +295,13 @@ def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
                   if item["status"] not in INFRA_STATUSES and selectable(item["item_id"])]
     if not candidates:
         return Replay("model", "unverifiable", ["no item of the run can be asked again"])
-    count = min(config.reverify_sample, config.replay_max_items, len(candidates))
-    chosen = rng.sample(candidates, count)
+    count = min(config.reverify_sample, config.replay_max_items)
+    chosen = draw_sample(candidates, count, draw.rng)
+    record = sample_record(len(candidates), [item["item_id"] for item in chosen], draw.source)
     replayed = run_replay(options.arguments, directory, results, timeout_s=config.replay_timeout_s,
                           select=[item["item_id"] for item in chosen])
     if isinstance(replayed, str):
-        return Replay("model", "unverifiable", [replayed], retry=True)
+        return Replay("model", "unverifiable", [replayed], retry=True, sample=record)
     rows, failed = [], Counter[str]()
     for item in chosen:
         again = replayed.get(item["item_id"])
@@ -230,15 +317,16 @@ def _replay_model(document: dict[str, Any], directory: Path, config: HubConfig,
         if not _same_requirement(item, again):
             return Replay("model", "disputed", [
                 f"{item['item_id']}: the requirement differs from the one the seed draws"],
-                clamped=options.clamped)
+                clamped=options.clamped, sample=record)
         rows.append(_row(item, again))
     if not rows:
         what = ", ".join(f"{count} {status}" for status, count in sorted(failed.items()))
         reason = (f"no answer of {model} to compare: its {len(chosen)} calls failed on the "
                   f"hub ({what or 'none made'})")
-        return Replay("model", "unverifiable", [reason], retry=True, clamped=options.clamped)
+        return Replay("model", "unverifiable", [reason], retry=True, clamped=options.clamped,
+                      sample=record)
     verdict, reasons = _compare_sample(rows, config, static=_static_judged(run))
-    return Replay("model", verdict, reasons, rows, clamped=options.clamped)
+    return Replay("model", verdict, reasons, rows, clamped=options.clamped, sample=record)
 
 
 def _compare_sample(rows: list[dict[str, Any]], config: HubConfig, *, static: bool
@@ -284,15 +372,16 @@ def _static_judged(run: dict[str, Any]) -> bool:
 
 
 def _planned(settings: Settings) -> dict[str, str]:
-    """The tasks the replay's suite holds for its seed (the engine's own draw): their item
-    ids by task id, in order."""
+    """The items the replay's plan holds for the run's seed, sample and samples per task (the
+    engine's own draw): their task ids by item id, in the plan's order."""
     assert settings.seed is not None  # replay_options gives the run's seed
     dynamic = DynamicOptions(rounds=settings.rounds, complexities=settings.complexity,
                              skills=settings.skills, domains=settings.domains)
-    planned: dict[str, str] = {}
-    for task in load_suite(str(settings.suite), seed=settings.seed, dynamic=dynamic):
-        planned.setdefault(task.task_id, task.item_id)
-    return planned
+    tasks = list(load_suite(str(settings.suite), seed=settings.seed, dynamic=dynamic))
+    plan = build_plan(tasks, model=settings.model.text, suite=str(settings.suite),
+                      seed=settings.seed, sample=settings.sample,
+                      samples=settings.samples_per_task)
+    return {item_id: task.task_id for item_id, task in planned_tasks(plan, tasks).items()}
 
 
 def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,
@@ -315,15 +404,19 @@ def _differences(item: dict[str, Any], again: dict[str, Any] | None, *,
 
 
 def reverify_submission(session: Session, submission_id: int, config: HubConfig, *,
-                        sample: int | None = None, rng: random.Random | None = None
-                        ) -> Reverification:
+                        sample: int | None = None) -> Reverification:
     """Re-verify a kept submission and record the outcome in its history, and both replays'
-    compared items with the submission. A replay that failed for the hub's own reasons (or
-    crashed) is tried again after a backoff while attempts are left: nothing but the attempt
-    is recorded then."""
+    compared items and samples with the submission. The samples are drawn from the hub's
+    secret and the submission's digest (:func:`~._sampling.sample_draw`). A replay that
+    failed for the hub's own reasons (or crashed) is tried again after a backoff while
+    attempts are left: nothing but the attempt is recorded then."""
     submission = kept_submission(session, submission_id)
+    digest = (submission.receipt or {}).get("submission_sha256") or submission_digest(
+        {"nonce": submission.nonce, "results": submission.document,
+         "evidence": submission.evidence})
+    draw = sample_draw(hub_secret(config.key_path), digest)
     try:
-        outcome = reverify(submission.document, config, sample=sample, rng=rng)
+        outcome = reverify(submission.document, config, sample=sample, draw=draw)
     except Exception as exc:  # a fault of the hub's (its sandbox, its disk): tried again
         log.exception("re-verifying submission %s failed", submission_id)
         failed = Replay("answers", "unverifiable",
@@ -332,7 +425,8 @@ def reverify_submission(session: Session, submission_id: int, config: HubConfig,
     attempts = submission.reverify_attempts + 1
     submission.reverify_attempts = attempts
     replays = [{"kind": replay.kind, "status": replay.status, "reasons": replay.reasons,
-                "items": replay.compared} for replay in (outcome.answers, outcome.model)]
+                "items": replay.compared, "sample": replay.sample}
+               for replay in (outcome.answers, outcome.model)]
     if outcome.retry and attempts < config.reverify_attempts:
         retry_at = now() + timedelta(seconds=config.reverify_backoff_s * 2 ** (attempts - 1))
         submission.reverify_after = retry_at

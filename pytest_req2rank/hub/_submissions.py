@@ -16,6 +16,7 @@ from ._checks import (
     check_consistency,
     check_evidence,
     check_isolation,
+    check_panels,
     check_timeline,
     complexity_mix,
     parse_results,
@@ -92,6 +93,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
     check_nonce_entry(evidence[0], aware(nonce.issued_at))
     check_duplicate(session, user, nonce_value, evidence)
     check_bound(evidence, data, document, nonce)
+    check_panels(document)
     check_aggregates(document)
     check_timeline(document, aware(nonce.issued_at), received_at, evidence, config)
     history = list(session.scalars(select(Submission.overall).where(

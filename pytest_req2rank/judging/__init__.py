@@ -19,7 +19,7 @@ from ._approach import (
     approach_request_schema,
     parse_approach_answer,
 )
-from ._case import Judge, JudgeCase, guidance_text
+from ._case import Judge, JudgeCase, guidance_text, weighted_overall
 from ._evidence import execution_ratio
 from ._family import family, same_family
 from ._item import judge_result
@@ -60,4 +60,5 @@ __all__ = [
     "parse_approach_answer",
     "parse_judge_answer",
     "same_family",
+    "weighted_overall",
 ]

@@ -25,7 +25,7 @@ from ._nversion import (
     TransitionRecord,
     VersionLineage,
 )
-from ._pass_ratio import pass_ratio_by_priority, weighted_pass_ratio
+from ._pass_ratio import PRIORITY_WEIGHTS, pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
     Guidance,
@@ -70,6 +70,7 @@ __all__ = [
     "INFRA_STATUSES",
     "MODEL_STATUSES",
     "NVERSION_DATASET",
+    "PRIORITY_WEIGHTS",
     "REASONING_EFFORTS",
     "REFERENCE_MODEL",
     "SAMPLES_PREFIX",

@@ -48,9 +48,10 @@ def site(github: GitHub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[H
     complexity C2). One report holds a run here."""
     with running_hub(Path(tmp_path_factory.mktemp("browser")), reports_to_hold=1,
                      **web_config(github)) as hub:
-        runs = [("browser/high", [90.0, 92.0, 94.0, 50.0, 52.0, 54.0], {"quality": -10.0}, None),
-                ("browser/high", [80.0, 82.0, 84.0, 40.0, 42.0, 44.0], {"quality": -10.0}, None),
-                ("browser/low", [40.0, 45.0, 50.0, 80.0, 85.0, 90.0], {"quality": 20.0}, None),
+        # An item's score is its panel's: quality (25 %) -10 takes 2.5 points, +20 adds 5.
+        runs = [("browser/high", [92.5, 94.5, 96.5, 52.5, 54.5, 56.5], {"quality": -10.0}, None),
+                ("browser/high", [82.5, 84.5, 86.5, 42.5, 44.5, 46.5], {"quality": -10.0}, None),
+                ("browser/low", [35.0, 40.0, 45.0, 75.0, 80.0, 85.0], {"quality": 20.0}, None),
                 ("browser/low", [100.0] * 6, {}, None),
                 ("browser/c2", [66.0, 68.0, 70.0, 72.0, 74.0, 76.0], {}, "C2")]
         for number, (model, scores, offsets, complexity) in enumerate(runs):
@@ -153,12 +154,13 @@ def test_the_leaderboard_filters_and_sorts_with_every_ci_drawn(site: Hub, visit:
     v.shoot("leaderboard")
     v.show(skill="strings")
     assert v.models() == ["browser/low", "browser/c2", "browser/high"]
-    assert v.page.locator('tr[data-model="browser/low"] .score').inner_text() == "85.00"
+    # 80, 85, 90 less what quality lost to its cap at 100 (5 points of one item, a quarter)
+    assert v.page.locator('tr[data-model="browser/low"] .score').inner_text() == "84.60"
     v.show(skill="math")
     assert v.models() == ["browser/high", "browser/c2", "browser/low"]
     v.show(skill="", dimension="quality")
     assert v.models()[0] == "browser/low"  # each dimension capped at 100
-    assert v.page.locator('tr[data-model="browser/low"] .score').inner_text() == "82.50"
+    assert v.page.locator('tr[data-model="browser/low"] .score').inner_text() == "79.17"
     v.shoot("leaderboard-quality")
     v.show(dimension="", sort="count")
     assert v.models()[0] == "browser/high"

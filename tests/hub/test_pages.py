@@ -41,7 +41,9 @@ SKILLS = [["math"]] * 3 + [["strings"]] * 3
 
 def test_the_leaderboard_ranks_by_skill_and_dimension_with_status_badges(hub: Hub) -> None:
     runs = {"filters/a": ([90.0, 85.0, 80.0, 40.0, 45.0, 50.0], {"quality": -30.0}),
-            "filters/b": ([40.0, 45.0, 50.0, 70.0, 75.0, 80.0], {"quality": 10.0})}
+            "filters/b": ([30.0, 35.0, 40.0, 60.0, 65.0, 70.0], {"quality": 10.0})}
+    # An item's score is its panel's: the offsets move it (quality weighs 25 %), so a
+    # ranks first overall (57.5 against 52.5), b first on strings and on quality.
     for model, (scores, offsets) in runs.items():
         with hub.client(hub.token(f"{model}-runner")) as client:
             reply = client.post("/api/submissions", json=make_payload(client, model=model, items=(
@@ -69,7 +71,7 @@ def test_the_leaderboard_ranks_by_skill_and_dimension_with_status_badges(hub: Hu
             "/api/leaderboard", params={"skill": "strings", "dimension": "quality"}).json()["rows"]}
         invalid = client.get("/api/leaderboard", params={"dimension": "speed"})
         page = client.get("/", params={"skill": "strings", "dimension": "quality"}).text
-    assert rows["filters/a"]["score"] == 15.0 and rows["filters/b"]["score"] == 85.0
+    assert rows["filters/a"]["score"] == 15.0 and rows["filters/b"]["score"] == 75.0
     assert rows["filters/a"]["ci_low"] < 15.0 < rows["filters/a"]["ci_high"]
     assert rows["filters/a"]["held_out"] == {"flagged": 1} and rows["filters/a"]["status"] == \
         "verified"

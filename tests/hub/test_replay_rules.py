@@ -28,10 +28,11 @@ def test_the_replay_plans_the_runs_requirements_and_asks_as_the_run_did() -> Non
     assert why_not_replayable(RUN, CONFIG) is None
     answers = replay_options(RUN, "acme/coder", Path("out.json"), CONFIG)
     assert {"--r2r-model=acme/coder", "--r2r-suite=dynamic", "--r2r-seed=3", "--r2r-rounds=4",
-            "--r2r-complexity=C2"} <= set(answers.arguments)
+            "--r2r-complexity=C2", "--r2r-samples-per-task=2"} <= set(answers.arguments)
+    assert answers.settings.samples_per_task == 2  # both replays plan the run's samples
     asked = replay_options(RUN, "acme/coder", Path("out.json"), CONFIG, ask_model=True)
     assert set(asked.arguments) - set(answers.arguments) == {
-        "--r2r-max-tokens=512", "--r2r-temperature=0.2", "--r2r-samples-per-task=2"}
+        "--r2r-max-tokens=512", "--r2r-temperature=0.2"}
     assert asked.clamped == [] and asked.settings.max_tokens == 512
     assert not any("cheater" in argument for argument in asked.arguments)
     reasoning = {**RUN, "settings": {**RUN["settings"], "reasoning_effort": "high"}}

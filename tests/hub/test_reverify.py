@@ -12,10 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hub_server import Hub, chained, fresh_nonce, make_items, make_payload, running_hub
+from hub_server import (
+    Hub,
+    chained,
+    fresh_nonce,
+    make_items,
+    make_payload,
+    refused,
+    running_hub,
+)
 
 from pytest_req2rank.draws import nonce_seed
 from pytest_req2rank.hub.cli import main
+from pytest_req2rank.judging import PanelConfig, aggregate_verdicts, weighted_overall
+from pytest_req2rank.models import ItemResult
 from pytest_req2rank.report import ResultsDocument, build_summary
 from pytest_req2rank.settings import Settings
 
@@ -67,6 +77,19 @@ def _forge(client: Any, document: ResultsDocument, items: list[Any], nonce: dict
     return int(reply.json()["id"])
 
 
+def _rescored(item: ItemResult, change: float) -> ItemResult:
+    """``item`` with every judge's scores moved by ``change`` and its panel and score
+    recomputed from them, as a modified client forges a judged item consistently."""
+    verdicts = [verdict.model_copy(update={
+        "scores": (scores := {name: max(0.0, min(100.0, value + change))
+                              for name, value in (verdict.scores or {}).items()}),
+        "overall": weighted_overall(scores)}) for verdict in item.judges]
+    assert item.panel is not None
+    panel = aggregate_verdicts(verdicts, item.panel.execution_ratio,
+                               PanelConfig(execution_weight=item.panel.execution_weight))
+    return item.model_copy(update={"judges": verdicts, "panel": panel, "score": panel.overall})
+
+
 def _reverify(hub: Hub, *arguments: str) -> int:
     return main(["--database-url", hub.config.database_url, "reverify", *arguments])
 
@@ -79,7 +102,13 @@ def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
         forging = _declared_nonce(client, "r2r/reference")  # a modified client's run
         document = _offline(pytester, forging)
         items = list(document.items)
-        items[1] = items[1].model_copy(update={"score": round((items[1].score or 0) - 6, 1)})
+        edited = items[1].model_copy(update={"score": round((items[1].score or 0) - 6, 1)})
+        message = refused(client.post("/api/submissions", json=chained(
+            forging, document.model_copy(update={"items": [items[0], edited, *items[2:]]})
+            .model_dump(mode="json"), [items[0], edited, *items[2:]])), 422, "score_mismatch")
+        assert f"item {edited.item_id}: score is {edited.score}, but its judges' verdicts " \
+            "give " in message  # the score alone: recomputed from the verdicts at once
+        items[1] = _rescored(items[1], -6.0)  # the verdict and panel edited too
         dropped = items.pop()  # the forger also leaves out an item (its own check below)
         forged = _forge(client, document, items, forging, "forged-run")
         capsys.readouterr()

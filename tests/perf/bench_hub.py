@@ -171,7 +171,8 @@ def _judge_script(base: float) -> list[dict[str, Any]]:
         "usage": {"prompt_tokens": 1800, "completion_tokens": 140}} for n in range(9)]}]
 
 
-def real_shape(directory: Path, seed: int, rounds: int = 8) -> dict[str, Any]:
+def real_shape(directory: Path, seed: int, rounds: int = 8
+               ) -> tuple[dict[str, Any], dict[str, str]]:
     """A real offline run (its results document): ``rounds`` requirements the seed draws,
     answered by ``r2r/reference``, graded in the sandbox, judged by three scripted LLM
     judges of the fake provider. The big run's items copy its items' shape."""
@@ -192,7 +193,7 @@ def real_shape(directory: Path, seed: int, rounds: int = 8) -> dict[str, Any]:
         cwd=directory, env=env, capture_output=True, text=True, timeout=900, check=False)
     if done.returncode:
         raise RuntimeError(f"the shape run failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return json.loads((directory / "shape.json").read_text())  # type: ignore[no-any-return]
+    return json.loads((directory / "shape.json").read_text()), fake
 
 
 def big_items(shape: dict[str, Any], count: int, seed: int, start: datetime, end: datetime
@@ -254,13 +255,16 @@ def big_payload(shape: dict[str, Any], items: list[dict[str, Any]], nonce: dict[
     run_id = f"{start:%Y%m%d-%H%M%S}-big{len(items)}"
     wall = (end - start).total_seconds()
     run = RunInfo.model_validate({
-        **header, "id": run_id, "started_at": start.isoformat(timespec="seconds"),
+        **header, "id": run_id, "seed": nonce["seed"],
+        "started_at": start.isoformat(timespec="seconds"),
         "finished_at": end.isoformat(timespec="seconds"),
         "settings": {**header["settings"], "rounds": len(items)}})
     document = ResultsDocument(run=run, summary=build_summary(
         results, planned=len(results), wall_time_s=wall, seed=run.seed), items=results)
-    return {"nonce": nonce["nonce"], "results": document.model_dump(mode="json"),
-            "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], results)}
+    data = document.model_dump(mode="json")
+    return {"nonce": nonce["nonce"], "results": data,
+            "evidence": chain_for(nonce["nonce"], run_id, nonce["issued_at"], results,
+                                  run=data["run"], summary=data["summary"])}
 
 
 def _peak_rss_mb(pid: int | None) -> float:
@@ -271,61 +275,102 @@ def _peak_rss_mb(pid: int | None) -> float:
     return 0.0
 
 
-def big_run(count: int, sample: int, seed: int = 11) -> int:
-    """One run of ``count`` dynamic items with three LLM judges, submitted to
-    ``req2rank-hub serve`` (SQLite) as the client sends it (gzip) and re-verified with
-    ``req2rank-hub reverify --sample``: the answers replay grades the submitted answers
-    again in the hub's sandbox, the model replay asks ``r2r/reference`` (the run's model,
-    offline: no model is stubbed) ``sample`` items again. The run is built, not run (a
-    real 5,000-item run takes hours here): :func:`big_items` from a real 8-item run's
-    shape. Its nonce is dated back an hour in the hub's database, the time the run claims.
-    Prints the document's size, compressed and not, the times to compress, to accept and to
-    re-verify, and the hub's peak memory; exits 1 unless accepted and verified."""
+@dataclass
+class BigRun:
+    """What one big-run measurement found."""
+
+    items: int
+    sent_mb: float = 0.0
+    compressed_mb: float = 0.0
+    accept_s: float = 0.0
+    reverify_s: float = 0.0
+    status: str = ""
+    verdict: str = ""
+    lines: list[str] = field(default_factory=list)
+
+
+def _submit_and_reverify(hub: Hub, client: Any, shape: dict[str, Any], count: int,
+                         env: dict[str, str]) -> BigRun:
+    """One run of ``count`` items built from ``shape`` under a fresh nonce (dated back an hour
+    in the hub's database, the time the run claims), sent as the client sends it (gzip),
+    then re-verified with ``req2rank-hub reverify`` (the hub's own sample)."""
+    from pytest_req2rank.draws import nonce_seed
+    from pytest_req2rank.plan import declared_settings
+
+    measured = BigRun(count)
+    settings = {**shape["run"]["settings"], "rounds": count}
+    nonce = client.nonce(shape["run"]["model"], declared_settings("dynamic", settings))
+    nonce["seed"] = nonce_seed(nonce["nonce"])
+    issued = datetime.now(UTC) - timedelta(hours=1)
+    nonce["issued_at"] = issued.isoformat(timespec="milliseconds")
+    hub.sql("UPDATE nonces SET issued_at = :at WHERE value = :value", at=issued,
+            value=nonce["nonce"])
+    start, end = issued + timedelta(seconds=5), datetime.now(UTC) - timedelta(minutes=5)
+    payload = big_payload(shape, big_items(shape, count, nonce_seed(nonce["nonce"]), start, end),
+                          nonce, start, end)
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    measured.sent_mb, measured.compressed_mb = len(text) / 1e6, len(gzip.compress(text, 6)) / 1e6
+    t0 = time.perf_counter()
+    reply = client.submit(payload)
+    measured.accept_s, measured.status = time.perf_counter() - t0, reply["status"]
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url",
+         hub.config.database_url, "reverify", str(reply["id"])],
+        env={**os.environ, **env, "R2R_HUB_DIR": str(Path(hub.config.key_path).parent)},
+        capture_output=True, text=True, check=False)
+    measured.reverify_s = time.perf_counter() - t0
+    measured.verdict = "verified" if done.returncode == 0 else "not verified"
+    measured.lines = done.stdout.strip().splitlines() + ([done.stderr[-2000:]]
+                                                         if done.returncode else [])
+    return measured
+
+
+def big_run(count: int, baseline: int = 100, seed: int = 11) -> int:
+    """A run of ``count`` dynamic items judged by three LLM judges (the scripted fake
+    provider), submitted to ``req2rank-hub serve`` (SQLite) and re-verified; the baseline,
+    measured in the same run, is a run of ``baseline`` items re-verified whole (the answers
+    replay's sample, ``R2R_HUB_REPLAY_MAX_ITEMS``, is 100 by default: a run that small is
+    replayed item by item). Both replays are real: the answers replay grades the drawn
+    answers again in the hub's sandbox and asks the three judges again (the hub's
+    environment holds the same fake script), the model replay asks the run's model, the
+    offline ``r2r/reference``, ``R2R_HUB_REVERIFY_SAMPLE`` items. The runs are built, not
+    run (a real 5,000-item run takes hours here): :func:`big_items` from a real 8-item run's
+    shape. Prints the document's size, compressed and not, the times to accept and to
+    re-verify, the big run's as ratios of the baseline's, and the hub's peak memory; exits
+    1 unless both runs are accepted and verified."""
     from pytest_req2rank.submit import HubClient
 
     with tempfile.TemporaryDirectory() as directory:
         base = Path(directory)
         t0 = time.perf_counter()
-        shape = real_shape(base / "shape", seed)
+        shape, fake = real_shape(base / "shape", seed)
         print(f"real shape run: {len(shape['items'])} items in {time.perf_counter() - t0:.0f} s")
-        env = {"R2R_HUB_REVERIFY_MODELS": "r2r/reference",
-               "R2R_HUB_REVERIFY_SAMPLE": str(sample)}
+        env = {"R2R_HUB_REVERIFY_MODELS": "r2r/reference,fake/*",
+               "R2R_HUB_REPLAY_MAX_ROUNDS": str(max(count, baseline)), **fake}
+        os.environ.update(fake)  # the served hub's environment: the judges it asks again
+        measured = []
         with hub_process(base / "hub", env=env) as hub, \
                 HubClient(hub.url, hub.token("big")) as client:
-            nonce = client.nonce()
-            issued = datetime.now(UTC) - timedelta(hours=1)
-            nonce["issued_at"] = issued.isoformat(timespec="milliseconds")
-            hub.sql("UPDATE nonces SET issued_at = :at WHERE value = :value", at=issued,
-                    value=nonce["nonce"])
-            start, end = issued + timedelta(seconds=5), datetime.now(UTC) - timedelta(minutes=5)
-            t0 = time.perf_counter()
-            payload = big_payload(shape, big_items(shape, count, seed, start, end), nonce,
-                                  start, end)
-            built_s = time.perf_counter() - t0
-            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
-            t0 = time.perf_counter()
-            squeezed = gzip.compress(text, compresslevel=6)
-            compress_s = time.perf_counter() - t0
-            print(f"{count} items built in {built_s:.0f} s: {len(text) / 1e6:.1f} MB of JSON "
-                  f"({len(text) / count / 1e3:.1f} KB an item), {len(squeezed) / 1e6:.2f} MB "
-                  f"gzip-compressed ({len(text) / len(squeezed):.1f}x, {compress_s:.1f} s)")
-            t0 = time.perf_counter()
-            reply = client.submit(payload)
-            accept_s = time.perf_counter() - t0
-            print(f"submitted: {reply['status']} in {accept_s:.1f} s (compressing, sending, "
-                  f"checking and keeping); hub peak memory {_peak_rss_mb(hub.pid):.0f} MB")
-            t0 = time.perf_counter()
-            done = subprocess.run(
-                [sys.executable, "-m", "pytest_req2rank.hub.cli", "--database-url",
-                 hub.config.database_url, "reverify", str(reply["id"]), "--sample",
-                 str(sample)], env={**os.environ, **env}, capture_output=True, text=True,
-                check=False)
-            reverify_s = time.perf_counter() - t0
-            print(f"re-verified in {reverify_s:.0f} s: {done.stdout.strip()}")
-            if done.returncode:
-                print(done.stderr[-2000:])
-    accepted = reply["status"] in ("accepted", "flagged")
-    return 0 if accepted and done.returncode == 0 else 1
+            for items in (baseline, count):
+                run = _submit_and_reverify(hub, client, shape, items, env)
+                measured.append(run)
+                print(f"{items} items: {run.sent_mb:.1f} MB of JSON "
+                      f"({run.sent_mb / items * 1e3:.1f} KB an item), {run.compressed_mb:.2f} MB "
+                      f"gzip-compressed ({run.sent_mb / run.compressed_mb:.1f}x); {run.status} in "
+                      f"{run.accept_s:.1f} s; re-verified in {run.reverify_s:.0f} s: "
+                      f"{run.verdict}")
+                for line in run.lines:
+                    print(f"  {line}")
+            print(f"hub peak memory {_peak_rss_mb(hub.pid):.0f} MB")
+    small, big = measured
+    print(f"{big.items} items / {small.items} items (the baseline, replayed whole, same run): "
+          f"{big.items / small.items:.0f}x the items, {big.compressed_mb / small.compressed_mb:.1f}x "
+          f"the compressed size, {big.accept_s / small.accept_s:.1f}x the time to accept, "
+          f"{big.reverify_s / small.reverify_s:.2f}x the time to re-verify")
+    good = all(run.status in ("accepted", "flagged") and run.verdict == "verified"
+               for run in measured)
+    return 0 if good else 1
 
 
 def main() -> int:
@@ -338,11 +383,11 @@ def main() -> int:
     parser.add_argument("--big-run", type=int, metavar="ITEMS",
                         help="Instead: submit and re-verify one run of ITEMS dynamic items with "
                         "three LLM judges")
-    parser.add_argument("--sample", type=int, default=10,
-                        help="With --big-run: the items re-verification compares")
+    parser.add_argument("--baseline", type=int, default=100,
+                        help="With --big-run: the items of the baseline run, replayed whole")
     args = parser.parse_args()
     if args.big_run:
-        return big_run(args.big_run, args.sample)
+        return big_run(args.big_run, args.baseline)
     per_client = -(-args.submissions // args.clients)
     env = {"R2R_HUB_DAILY_SUBMISSIONS": str(per_client + 1),
            "R2R_HUB_PUBLIC_RATE": "100000/minute"}

@@ -46,7 +46,8 @@ def forged(client: httpx.Client, items: list[ItemResult] | None = None, *, model
              for index, item in enumerate(items or make_items())]
     run_id = f"forged-{next(_runs)}"
     document = make_document(items, run_id=run_id, seed=seed, model=model)
-    run = document.run.model_copy(update={"suite": suite, "settings": declared})
+    run = document.run.model_copy(update={"suite": suite, "settings": declared,
+                                          "judges": list(declared["judges"])})
     document = document.model_copy(update={"run": run, "summary": build_summary(
         items, planned=len(items), wall_time_s=1.0, seed=seed)})
     return chained(nonce, document.model_dump(mode="json"), items)
