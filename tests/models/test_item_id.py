@@ -67,7 +67,7 @@ def test_a_suite_task_id_is_made_fit_for_an_id_as_a_dataset_name_is() -> None:
     ("humaneval/HumanEval_1/Pat-CL0", "a version or an ensemble check is an N-version item"),
     ("jsonl/task (1)", "task 'task (1)' is not letters, digits"),
     ("my suite/t", "dataset 'my suite' is not letters, digits"),
-    ("humaneval/Human@Eval/0", "expected DATASET/TASK"),
+    ("humaneval/HumanEval_0@gpt 4o", "holds whitespace or square brackets"),
 ])
 def test_a_bad_id_is_refused_saying_what_is_wrong(text: str, says: str) -> None:
     with pytest.raises(ItemIdError) as refused:
