@@ -55,9 +55,9 @@ def render_summary(
     lines.append(_items_line(summary))
     if summary.ranking is not None:
         kind = "paired over the same requirements" if summary.ranking.paired else "unpaired"
-        lines += ["", f"ranking of {len(summary.ranking.models)} models ({kind}; the score "
-                  "above pools every model's items):",
-                  *ranking_lines(section_ranking(summary.ranking))]
+        heading = (f"ranking of {len(summary.ranking.models)} models ({kind}; the score above "
+                   "pools every model's items):")
+        lines += ["", heading, *ranking_lines(section_ranking(summary.ranking))]
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():

@@ -247,9 +247,8 @@ class Controller:
             summary = summary.model_copy(update={"ranking": None if ranking is None else
                                                  ranking_section(ranking, seed=self.plan.seed)})
             if ranking is None:
-                summary = summary.model_copy(update={"warnings": [
-                    *summary.warnings, "no ranking: fewer than two of the run's models have a "
-                    "scored item"]})
+                unranked = "no ranking: fewer than two of the run's models have a scored item"
+                summary = summary.model_copy(update={"warnings": [*summary.warnings, unranked]})
         if self.settings.resume:
             summary = summary.model_copy(update={"resumed": resumed_run(
                 items, kept=self.kept, run_now=self.run_now)})

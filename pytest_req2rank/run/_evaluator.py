@@ -206,12 +206,13 @@ class Evaluator:
     def _prefetcher(self) -> Prefetcher | None:
         """Items ahead of pytest only when a model waits on the network: offline models answer
         at once, and their runs keep one thread."""
-        models = [self.provider, *self.providers.values(),
-                  *([self.generator] if self.generator else []), *self.judges]
+        targets = [self.provider, *self.providers.values()]
+        models = [*([self.generator] if self.generator else []), *self.judges]
         semantic = self.plan.nversion is not None and (
             self.settings.sdp_judge_model()[0] is not None
             or self.settings.embedding_model is not None)
-        if all(model.offline for model in models) and not semantic:
+        if all(target.offline for target in targets) \
+                and all(model.offline for model in models) and not semantic:
             return None
         return Prefetcher(self._evaluate_now, depth=self.settings.concurrency)
 

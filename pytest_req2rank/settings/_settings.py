@@ -11,8 +11,8 @@ from typing import Any, Literal
 from pydantic import (
     ConfigDict,
     Field,
-    ValidationError,
     SerializerFunctionWrapHandler,
+    ValidationError,
     field_validator,
     model_serializer,
     model_validator,

@@ -60,7 +60,7 @@ def test_three_instruments_ranked_on_one_plan(bench: pytest.Pytester) -> None:
     ranking = data["summary"]["ranking"]
     assert ranking["paired"] is True and ranking["seed"] == 11 and ranking["level"] == 0.95
     rows = ranking["models"]
-    assert [row["model"] for row in rows][0] == "r2r/reference"
+    assert rows[0]["model"] == "r2r/reference"
     assert sorted(row["model"] for row in rows) == sorted(MODELS)
     assert rows[0]["score"] == 100.0 and rows[0]["rank"] == 1 and rows[0]["diff_to_leader"] == 0
     assert all(row["requirements"] == 8 for row in rows)
@@ -95,9 +95,10 @@ def test_a_ranking_run_resumes_with_its_models(bench: pytest.Pytester) -> None:
     refused = bench.runpytest("--r2r-suite=humaneval", "--r2r-db=store.db", "-p", "no:xdist",
                               f"--r2r-model={MODELS[1]}", f"--r2r-resume={run_id}")
     assert refused.ret == 4
-    refused.stderr.fnmatch_lines([f"ERROR: --r2r-resume: run {run_id} benchmarked model "
-                                  f"'{MODELS[1]},{MODELS[2]}'; resume it with "
-                                  f"--r2r-model={MODELS[1]},{MODELS[2]}"])
+    both = f"{MODELS[1]},{MODELS[2]}"
+    message = (f"ERROR: --r2r-resume: run {run_id} benchmarked model '{both}'; resume it with "
+               f"--r2r-model={both}")
+    refused.stderr.fnmatch_lines([message])
 
 
 def test_a_run_of_one_model_is_as_before(bench: pytest.Pytester) -> None:
@@ -114,15 +115,15 @@ def test_a_run_of_one_model_is_as_before(bench: pytest.Pytester) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (("--r2r-model=r2r/reference,r2r/degraded:0.5", "--r2r-nversion=3"),
-     "ERROR: --r2r-model: several models are ranked on the dynamic and static suites, without "
-     "--r2r-nversion (it needs one model); pass one --r2r-model, or leave --r2r-nversion out"),
+     ("ERROR: --r2r-model: several models are ranked on the dynamic and static suites, without "
+      "--r2r-nversion (it needs one model); pass one --r2r-model, or leave --r2r-nversion out")),
     (("--r2r-model=r2r/reference", "--r2r-model=r2r/reference"),
-     "ERROR: --r2r-model: r2r/reference named more than once; name each model of a ranking "
-     "run once"),
+     ("ERROR: --r2r-model: r2r/reference named more than once; name each model of a ranking "
+      "run once")),
     (("--r2r-model=r2r/reference,r2r/degraded:0.5", "--r2r-submit=http://127.0.0.1:9",
       "--r2r-hub-token=t"),
-     "ERROR: --r2r-model=r2r/reference,r2r/degraded:0.5 with --r2r-submit: the hub ranks one "
-     "model per submitted run; submit each model's run on its own, with one --r2r-model"),
+     ("ERROR: --r2r-model=r2r/reference,r2r/degraded:0.5 with --r2r-submit: the hub ranks one "
+      "model per submitted run; submit each model's run on its own, with one --r2r-model")),
 ])
 def test_what_a_ranking_run_cannot_do_is_one_line(bench: pytest.Pytester, args: tuple[str, ...],
                                                   message: str) -> None:
