@@ -36,6 +36,8 @@ class OptionSpec:
     spellings still set it, and a run that uses one is warned to use the current spelling.
     ``switch`` marks a setting that is also an on/off switch: ``--r2r-NAME`` alone, or one
     of :data:`SWITCH_ON` / :data:`SWITCH_OFF` in the environment or ini, instead of a value.
+    ``repeatable`` marks a list setting: its CLI option may be given several times (the values
+    joined by commas), and a path it carries is made absolute in each comma-separated value.
     """
 
     field: str
@@ -46,6 +48,7 @@ class OptionSpec:
     path: str | None = None
     former: tuple[str, ...] = ()
     switch: bool = False
+    repeatable: bool = False
 
     @property
     def cli(self) -> str:
@@ -66,8 +69,10 @@ class OptionSpec:
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("model", "Model to benchmark: a LiteLLM model string, r2r/reference or r2r/samples:PATH",
-               "MODEL", "r2r/reference", path="r2r/samples:"),
+    OptionSpec("model", "Model to benchmark: a LiteLLM model string, r2r/reference, "
+               "r2r/degraded:P or r2r/samples:PATH; several (repeated or comma-separated) answer "
+               "the same items and are ranked", "MODEL", "r2r/reference", path="r2r/samples:",
+               repeatable=True),
     OptionSpec("suite", "Suite to run: dynamic, humaneval or jsonl:PATH", "SUITE", "dynamic",
                path="jsonl:"),
     OptionSpec("seed", "Run seed; the same seed plans the same items", "INT", "random"),

@@ -8,7 +8,10 @@ An id reads ``DATASET/TASK``, with at most one more part:
   a fault pattern.
 
 A part is letters, digits and ``_ . + -`` (the ``+`` joins a dynamic item's templates); ``/``
-separates the parts. No part holds ``@``, so a suffix after one (a model, say) stays unambiguous.
+separates the parts. No part holds ``@``, so in a run of several models an item's model follows
+the first ``@``: ``DATASET/TASK[/sK]@MODEL`` (``humaneval/HumanEval_0@openai/gpt-4o``). The model
+is kept as given (it may hold ``/``, ``:`` and even ``@``, as Vertex AI's ``claude-3@20240229``),
+without whitespace or square brackets (pytest shows the id inside ``[...]``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ _SUFFIX = re.compile(r"s(?P<sample>0|[1-9][0-9]*)|v(?P<version>0|[1-9][0-9]*)"
                      r"|(?P<pattern>Pat-(?:CL|AL)[0-4])")
 _PATTERN = re.compile(r"Pat-(?:CL|AL)[0-4]")
 _NODE_PARAMETER = re.compile(r"\[([^\[\]]+)\](?:@[^\[\]]*)?$")
-_GRAMMAR = "DATASET/TASK, DATASET/TASK/sK, nversion/TASK/vK or nversion/TASK/Pat-CLk|Pat-ALk"
+_MODEL = re.compile(r"[^\s\[\]]+")
+_GRAMMAR = ("DATASET/TASK, DATASET/TASK/sK, nversion/TASK/vK or nversion/TASK/Pat-CLk|Pat-ALk, "
+            "each optionally followed by @MODEL")
 
 
 class ItemIdError(Req2RankError, ValueError):
@@ -50,6 +55,8 @@ class ItemId:
     sample: int | None = None
     version: int | None = None
     pattern: str | None = None
+    model: str | None = None
+    """The model that answers the item, in a run of several models; ``None`` otherwise."""
 
     def __post_init__(self) -> None:
         for name in ("dataset", "task"):
@@ -74,12 +81,23 @@ class ItemId:
                 and self.dataset != NVERSION_DATASET:
             raise ItemIdError(f"item id {self}: a version or an ensemble check is an N-version "
                               f"item, whose dataset is {NVERSION_DATASET!r}")
+        if self.model is not None:
+            if not isinstance(self.model, str) or not _MODEL.fullmatch(self.model):
+                raise ItemIdError(f"item id {self.dataset}/{self.task}: model {self.model!r} is "
+                                  "empty or holds whitespace or square brackets")
+            if self.dataset == NVERSION_DATASET:
+                raise ItemIdError(f"item id {self.dataset}/{self.task}@{self.model}: an "
+                                  "N-version item answers for its run's one model; it takes no "
+                                  "@MODEL")
 
     @classmethod
     def parse(cls, text: str) -> ItemId:
         """The id ``text`` spells; :class:`ItemIdError` says what is wrong with one it cannot."""
         if not isinstance(text, str):
             raise ItemIdError(f"item id: {text!r} is not text (an id reads {_GRAMMAR})")
+        text, at, model = text.partition("@")
+        if at:
+            return replace(cls.parse(text), model=model)
         parts = text.split("/")
         if len(parts) not in (2, 3) or not all(parts):
             raise ItemIdError(f"item id {text!r}: expected {_GRAMMAR}")
@@ -117,16 +135,27 @@ class ItemId:
     def __str__(self) -> str:
         text = f"{self.dataset}/{self.task}"
         if self.sample is not None:
-            return f"{text}/s{self.sample}"
-        if self.version is not None:
-            return f"{text}/v{self.version}"
-        return text if self.pattern is None else f"{text}/{self.pattern}"
+            text = f"{text}/s{self.sample}"
+        elif self.version is not None:
+            text = f"{text}/v{self.version}"
+        elif self.pattern is not None:
+            text = f"{text}/{self.pattern}"
+        return text if self.model is None else f"{text}@{self.model}"
 
     @property
     def task_item(self) -> ItemId:
         """The id of the task itself, ``DATASET/TASK``, whichever sample, version or check
-        this is."""
-        return replace(self, sample=None, version=None, pattern=None)
+        this is, and whichever model answers it."""
+        return replace(self, sample=None, version=None, pattern=None, model=None)
+
+    @property
+    def without_model(self) -> ItemId:
+        """This id without its ``@MODEL``: the item the run's models all answer."""
+        return replace(self, model=None)
+
+    def with_model(self, model: str) -> ItemId:
+        """This item answered by ``model`` (``DATASET/TASK[/sK]@MODEL``)."""
+        return replace(self, model=model)
 
     @property
     def nversion_task(self) -> ItemId:

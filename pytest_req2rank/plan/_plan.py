@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,10 +38,10 @@ class RunPlan(BaseModel):
 
     def split_item_id(self, item_id: str) -> tuple[str, int | None]:
         """The task's item id and the sample index of one of this plan's item ids
-        (``DATASET/TASK/sK`` → ``(DATASET/TASK, K)``); the id itself and ``None`` when the plan asks
-        once per task or the id is no sample's."""
-        parsed = ItemId.try_parse(item_id) if self.samples > 1 else None
-        if parsed is None or parsed.sample is None:
+        (``DATASET/TASK/sK`` → ``(DATASET/TASK, K)``, and ``DATASET/TASK/sK@MODEL`` alike); the
+        id itself and ``None`` when the plan asks once per task or the id is no sample's."""
+        parsed = ItemId.try_parse(item_id) if self.samples > 1 or "@" in item_id else None
+        if parsed is None:
             return item_id, None
         return str(parsed.task_item), parsed.sample
 
@@ -66,6 +66,15 @@ def sample_tasks(tasks: list[Task], samples: SampleCounts) -> list[Task]:
             for task, count in zip(tasks, counts, strict=True) for k in range(count)]
 
 
+def with_models(tasks: list[Task], models: Sequence[str]) -> list[Task]:
+    """``tasks`` as they are for a run of one model (``models`` empty); else each task once per
+    model, in that order, its item id ``ITEM@MODEL``: every model answers the same items."""
+    if not models:
+        return list(tasks)
+    return [task.model_copy(update={"item_id": str(ItemId.parse(task.item_id).with_model(model))})
+            for task in tasks for model in models]
+
+
 def build_plan(
     tasks: list[Task],
     *,
@@ -76,10 +85,12 @@ def build_plan(
     run_id: str | None = None,
     samples: SampleCounts = 1,
     nversion: int | None = None,
+    models: Sequence[str] = (),
 ) -> RunPlan:
-    """Freeze the items of a run: the (sampled subset of the) tasks, each ``samples`` times."""
+    """Freeze the items of a run: the (sampled subset of the) tasks, each ``samples`` times,
+    and each of those once per model of ``models`` (a ranking run; empty: a run of ``model``)."""
     seed = new_seed() if seed is None else seed
-    selected = sample_tasks(select_tasks(tasks, sample, seed), samples)
+    selected = with_models(sample_tasks(select_tasks(tasks, sample, seed), samples), models)
     return RunPlan(
         run_id=run_id or new_run_id(),
         seed=seed,
@@ -101,6 +112,6 @@ def planned_tasks(plan: RunPlan, tasks: list[Task]) -> dict[str, Task]:
         task_item_id, sample = plan.split_item_id(item_id)
         task = by_id.get(task_item_id)
         if task is not None:
-            planned[item_id] = task if sample is None else task.model_copy(
+            planned[item_id] = task if item_id == task_item_id else task.model_copy(
                 update={"item_id": item_id, "sample": sample})
     return planned

@@ -43,6 +43,8 @@ def _add(group: pytest.OptionGroup, parser: pytest.Parser, spec: OptionSpec, nam
         kind = {"action": "store_const", "const": "true"}
     elif spec.switch:  # --r2r-NAME alone turns it on; --r2r-NAME=VALUE gives the value
         kind = {"metavar": spec.metavar, "nargs": "?", "const": "true"}
+    elif spec.repeatable:  # --r2r-NAME=A --r2r-NAME=B reads as A,B
+        kind = {"metavar": spec.metavar, "action": "append"}
     group.addoption(spelling("cli", name), dest=_dest(name), default=None, help=cli_help, **kind)
     parser.addini(spelling("ini", name), help=ini_help, default=None)
 
@@ -65,6 +67,8 @@ def load_settings(config: pytest.Config) -> Settings:
 
     def cli(name: str) -> str | None:
         value = config.getoption(_dest(name))
+        if isinstance(value, list):
+            return ",".join(value)
         return None if value is None else str(value)
 
     def deprecated(message: str) -> None:

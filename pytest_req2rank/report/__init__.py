@@ -39,7 +39,15 @@ from ._nversion import (
     nversion_summary,
 )
 from ._qalog import append_qa, qa_record
-from ._ranking import RankedRuns, rank_runs, ranking_lines, shared_plan
+from ._ranking import (
+    RankedRuns,
+    rank_items,
+    rank_runs,
+    ranking_lines,
+    ranking_section,
+    section_ranking,
+    shared_plan,
+)
 from ._run import in_plan_order, item_counts, resumed_run, summarize_run, version_items
 from ._samples import (
     SAMPLES_FILE,
@@ -103,8 +111,10 @@ __all__ = [
     "nversion_summary",
     "pass_at_k_by_dataset",
     "qa_record",
+    "rank_items",
     "rank_runs",
     "ranking_lines",
+    "ranking_section",
     "render_html",
     "render_markdown",
     "render_summary",
@@ -116,6 +126,7 @@ __all__ = [
     "sample_records",
     "scores_by_cluster",
     "scores_by_requirement",
+    "section_ranking",
     "shared_plan",
     "stratified_sample",
     "summarize_run",

@@ -16,8 +16,10 @@ from ..models import IsolationLevel, ItemResult, Status
 from ._nversion import NVersionSummary
 from ._samples import QaSamples
 
-SCHEMA_VERSION: Final = 4
-"""4: ``summary.detectable_difference`` (the smallest difference the run could detect); a
+SCHEMA_VERSION: Final = 5
+"""5: ``summary.ranking`` (a run of several models: its ranking table); a version-4 document is
+a version-5 one without it.
+4: ``summary.detectable_difference`` (the smallest difference the run could detect); a
 version-3 document is a version-4 one without it.
 3: the status ``truncated`` (and its ``truncated_rate``), items' ``reasoning``,
 ``raw_response`` and ``finish_reason``; a version-2 document is a version-3 one without them.
@@ -195,6 +197,40 @@ class DetectableDifference(BaseModel):
     alpha: float = 0.05
 
 
+class RankedRow(BaseModel):
+    """One model's row of a ranking table (docs/rankings.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    score: float = Field(description="The model's mean item score, 0-100")
+    score_low: float
+    score_high: float
+    diff_to_leader: float = Field(description="Score minus the leader's (0 for the leader)")
+    diff_low: float
+    diff_high: float
+    rank: int = Field(description="1 + the models with a higher score")
+    rank_low: int
+    rank_high: int = Field(description="The rank interval: the ranks the model takes in the "
+                           "central resamples of the requirements")
+    group: int = Field(description="1-based; the data separate every model of a group from "
+                       "every model of another")
+    requirements: int = Field(description="Requirements (clusters) with a score")
+
+
+class RankingSection(BaseModel):
+    """The ranking of a run's models, best first: scores, paired differences, rank intervals."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paired: bool = Field(description="Each resample drew the same requirements for every model")
+    level: float = Field(description="The confidence level of every interval")
+    n_resamples: int
+    seed: int = Field(description="The bootstrap's seed (the run's)")
+    models: list[RankedRow]
+    groups: list[list[str]] = Field(description="The models of each group, best group first")
+
+
 class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -242,6 +278,9 @@ class RunSummary(BaseModel):
     qa_samples: QaSamples | None = Field(
         default=None, description="Items drawn per dataset, stratified by final status "
         "(--r2r-qa-samples); absent when none were asked for")
+    ranking: RankingSection | None = Field(
+        default=None, description="A run of several models (items ITEM@MODEL): their ranking "
+        "table, paired over the requirements; None in a run of one model")
     wall_time_s: float
 
 
@@ -250,7 +289,7 @@ class ResultsDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1, 2, 3, 4] = SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5] = SCHEMA_VERSION
     run: RunInfo
     summary: RunSummary
     items: list[ItemResult]

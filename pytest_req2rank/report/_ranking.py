@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..scoring import Ranking, rank_models
-from ._document import ResultsDocument
+from ..models import ItemId, ItemResult
+from ..scoring import Interval, RankedModel, Ranking, rank_models
+from ._document import RankedRow, RankingSection, ResultsDocument
 from ._summary import scores_by_cluster
 
 
@@ -85,3 +86,44 @@ def ranking_lines(ranking: Ranking) -> list[str]:
         tied = "; ".join(" = ".join(group) for group in groups if len(group) > 1)
         lines.append(f"the data cannot separate: {tied}")
     return lines
+
+
+def rank_items(items: Sequence[ItemResult], *, seed: int) -> Ranking | None:
+    """The ranking table of a run of several models (items ``ITEM@MODEL``), paired: every
+    model answered the same planned requirements. ``None`` when fewer than two models have a
+    scored item."""
+    scores: dict[str, dict[str, list[float]]] = {}
+    for item in items:
+        parsed = ItemId.try_parse(item.item_id)
+        if parsed is None or parsed.model is None or item.score is None:
+            continue
+        cluster = item.cluster or str(parsed.without_model)
+        scores.setdefault(parsed.model, {}).setdefault(cluster, []).append(float(item.score))
+    if len(scores) < 2:
+        return None
+    return rank_models(scores, paired=True, seed=seed)
+
+
+def ranking_section(ranking: Ranking, *, seed: int) -> RankingSection:
+    """``ranking`` as the results JSON keeps it."""
+    return RankingSection(
+        paired=ranking.paired, level=ranking.level, n_resamples=ranking.n_resamples, seed=seed,
+        groups=ranking.groups,
+        models=[RankedRow(
+            model=row.model, score=row.score.estimate, score_low=row.score.low,
+            score_high=row.score.high, diff_to_leader=row.diff_to_leader.estimate,
+            diff_low=row.diff_to_leader.low, diff_high=row.diff_to_leader.high, rank=row.rank,
+            rank_low=row.rank_low, rank_high=row.rank_high, group=row.group,
+            requirements=row.requirements) for row in ranking.models])
+
+
+def section_ranking(section: RankingSection) -> Ranking:
+    """The ranking a results JSON keeps, for :func:`ranking_lines`."""
+    return Ranking(
+        models=tuple(RankedModel(
+            model=row.model, score=Interval(row.score, row.score_low, row.score_high),
+            requirements=row.requirements,
+            diff_to_leader=Interval(row.diff_to_leader, row.diff_low, row.diff_high),
+            rank=row.rank, rank_low=row.rank_low, rank_high=row.rank_high, group=row.group)
+            for row in section.models),
+        paired=section.paired, level=section.level, n_resamples=section.n_resamples)

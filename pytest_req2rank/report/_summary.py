@@ -105,11 +105,13 @@ def pass_at_k_by_dataset(items: Iterable[ItemResult], ks: Iterable[int] = PASS_A
                          ) -> dict[str, PassAtK]:
     """pass@k per dataset: each task's samples ``n`` and correct ones ``c`` (status success),
     infrastructure failures left out of ``n`` (they are no sample of the model); a task
-    with no sample left is left out. ``ks``: the k to report, each up to the fewest samples."""
-    counts: dict[str, dict[str, list[int]]] = {}
+    with no sample left is left out. ``ks``: the k to report, each up to the fewest samples.
+    In a run of several models, each model's answers to a task are its own samples."""
+    counts: dict[str, dict[tuple[str, str], list[int]]] = {}
     for item in items:
         if item.status not in INFRA_STATUSES:
-            task = counts.setdefault(item.dataset, {}).setdefault(item.task_id, [0, 0])
+            task = counts.setdefault(item.dataset, {}).setdefault((item.task_id, item.model),
+                                                                  [0, 0])
             task[0] += 1
             task[1] += item.status == "success"
     ks = tuple(ks)

@@ -20,6 +20,7 @@ from ._document import (
     Totals,
 )
 from ._nversion import GenerationSummary, NVersionSummary
+from ._ranking import ranking_lines, section_ranking
 from ._run import item_counts
 
 Value = float | str | None
@@ -52,6 +53,11 @@ def render_summary(
     if summary.detectable_difference is not None:
         lines.append(detectable_line(summary.detectable_difference))
     lines.append(_items_line(summary))
+    if summary.ranking is not None:
+        kind = "paired over the same requirements" if summary.ranking.paired else "unpaired"
+        heading = (f"ranking of {len(summary.ranking.models)} models ({kind}; the score above "
+                   "pools every model's items):")
+        lines += ["", heading, *ranking_lines(section_ranking(summary.ranking))]
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
     for dataset, metrics in summary.phase0.items():

@@ -214,6 +214,8 @@ class Controller:
             ResultsDocument,
             RunInfo,
             in_plan_order,
+            rank_items,
+            ranking_section,
             resumed_run,
             stratified_sample,
             summarize_run,
@@ -240,6 +242,13 @@ class Controller:
         identical = self.settings.identical_samples_warning(self.plan.samples)
         if identical:
             summary = summary.model_copy(update={"warnings": [*summary.warnings, identical]})
+        if self.settings.models:
+            ranking = rank_items(items, seed=self.plan.seed)
+            summary = summary.model_copy(update={"ranking": None if ranking is None else
+                                                 ranking_section(ranking, seed=self.plan.seed)})
+            if ranking is None:
+                unranked = "no ranking: fewer than two of the run's models have a scored item"
+                summary = summary.model_copy(update={"warnings": [*summary.warnings, unranked]})
         if self.settings.resume:
             summary = summary.model_copy(update={"resumed": resumed_run(
                 items, kept=self.kept, run_now=self.run_now)})

@@ -91,6 +91,23 @@ class Evaluator:
                                      self.settings.reasoning_effort)
 
     @cached_property
+    def providers(self) -> dict[str, Provider]:
+        """Each model of a run of several models by its text (``{}`` in a run of one)."""
+        return {model.text: self.provider if model == self.settings.model else
+                self._cached_provider(model, self.settings.api_base, self.settings.reasoning_effort)
+                for model in self.settings.models}
+
+    def provider_of(self, task: Task) -> Provider:
+        """The model that answers ``task``: its item's ``@MODEL``, else the run's model."""
+        model = ItemId.parse(task.item_id).model if self.settings.models else None
+        return self.provider if model is None else self.providers[model]
+
+    def model_of(self, task: Task) -> str:
+        """The text of the model that answers ``task``."""
+        model = ItemId.parse(task.item_id).model if self.settings.models else None
+        return self.settings.model.text if model is None else model
+
+    @cached_property
     def sandbox(self) -> Sandbox:
         return TakingTurns(create_sandbox(self.settings.sandbox))
 
@@ -189,11 +206,13 @@ class Evaluator:
     def _prefetcher(self) -> Prefetcher | None:
         """Items ahead of pytest only when a model waits on the network: offline models answer
         at once, and their runs keep one thread."""
-        models = [self.provider, *([self.generator] if self.generator else []), *self.judges]
+        targets = [self.provider, *self.providers.values()]
+        models = [*([self.generator] if self.generator else []), *self.judges]
         semantic = self.plan.nversion is not None and (
             self.settings.sdp_judge_model()[0] is not None
             or self.settings.embedding_model is not None)
-        if all(model.offline for model in models) and not semantic:
+        if all(target.offline for target in targets) \
+                and all(model.offline for model in models) and not semantic:
             return None
         return Prefetcher(self._evaluate_now, depth=self.settings.concurrency)
 
@@ -207,7 +226,7 @@ class Evaluator:
     def _build_shared(self) -> None:
         """Build what the evaluation threads share here, on pytest's thread: a cached property
         is not built safely by several threads at once."""
-        shared = ["options", "sandbox"]
+        shared = ["options", "sandbox", "providers"]
         if self.judges:
             shared.append("panel_config")
         if self.settings.suite.kind == "dynamic":
@@ -227,7 +246,7 @@ class Evaluator:
             return future.result(timeout=ceiling)
         except FutureTimeout:
             future.cancel()
-            return lost_item(task, self.settings.model.text, "api_error",
+            return lost_item(task, self.model_of(task), "api_error",
                              f"no result within the item's ceiling of {ceiling:.0f} s (model "
                              "calls, retries, sandbox and judges together); the run went on")
 
@@ -277,7 +296,7 @@ class Evaluator:
             return result if ensemble else self._judged(result)
         if task.form == "requirement":
             return self._evaluate_requirement(task)
-        return self._judged(run_task(task, self.provider, self.sandbox, self.options))
+        return self._judged(run_task(task, self.provider_of(task), self.sandbox, self.options))
 
     def _evaluate_requirement(self, task: Task) -> ItemResult:
         """Rebuild the planned requirement, elaborate it with the generator when one is set
@@ -299,13 +318,14 @@ class Evaluator:
                 elaboration = elaborate(requirement, self.generator,
                                         sandbox_grader(self.sandbox))
             except InfrastructureError as exc:
-                return lost_item(task, self.settings.model.text, "sandbox_error",
+                return lost_item(task, self.model_of(task), "sandbox_error",
                                  f"calibration failed: {exc}")
             requirement = elaboration.requirement
             provenance = elaboration.provenance.model_dump(mode="json")
             generator_usage = elaboration.usage
             task = task.model_copy(update={"reference_files": requirement.reference})
-        result = run_requirement(task, requirement, self.provider, self.sandbox, self.options)
+        result = run_requirement(task, requirement, self.provider_of(task), self.sandbox,
+                                 self.options)
         cluster = hashlib.sha256(spec.key.encode()).hexdigest()[:16]
         result = result.model_copy(update={"provenance": provenance, "cluster": cluster,
                                            "generator_usage": generator_usage})
@@ -330,6 +350,9 @@ class Evaluator:
         measures = self.__dict__.get("semantic_measures")
         if measures is not None and measures.judge is not None:
             measures.judge.close()
+        for provider in self.__dict__.get("providers", {}).values():
+            if provider is not self.__dict__.get("provider"):
+                provider.close()
         for name in ("sandbox", "provider", "generator", "store"):
             if name in self.__dict__:
                 resource = getattr(self, name)

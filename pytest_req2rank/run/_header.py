@@ -67,10 +67,15 @@ def parameter_lines(evaluator: Evaluator) -> list[str]:
     for task in evaluator.tasks.values():
         level = COMPLEXITIES.get(str((task.spec or {}).get("complexity")))
         budgets.add(level.max_tokens if level is not None else settings.max_tokens)
-    notes = parameter_notes(settings.model, budgets=budgets, temperature=settings.temperature,
-                            api_base=settings.api_base,
-                            reasoning_effort=settings.reasoning_effort)
-    return [f"req2rank: target model parameters: {'; '.join(notes)}"] if notes else []
+    lines = []
+    for model in settings.ranked_models:  # each model of a ranking run has its own
+        notes = parameter_notes(model, budgets=budgets, temperature=settings.temperature,
+                                api_base=settings.api_base,
+                                reasoning_effort=settings.reasoning_effort)
+        which = f" {model}" if settings.models else ""
+        if notes:
+            lines.append(f"req2rank: target model{which} parameters: {'; '.join(notes)}")
+    return lines
 
 
 def nversion_lines(evaluator: Evaluator) -> list[str]:

@@ -84,9 +84,10 @@ def plan_run(settings: Settings, draw: Draw, seed: int | None = None) -> Planned
                               nversion=settings.nversion)
         else:
             tasks = _load_tasks(settings, seed)
-            plan = build_plan(tasks, model=str(settings.model), suite=str(settings.suite),
+            plan = build_plan(tasks, model=settings.models_text, suite=str(settings.suite),
                               seed=seed, sample=settings.sample, run_id=draw.run_id,
-                              samples=_samples_per_task(settings))
+                              samples=_samples_per_task(settings),
+                              models=[model.text for model in settings.models])
     by_id = planned_tasks(plan, tasks)
     unknown = [item_id for item_id in plan.item_ids if item_id not in by_id]
     if unknown:
@@ -244,7 +245,7 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
             )
         plan = RunPlan.model_validate_json(run["plan"])
         for field, stored, same in (
-            ("model", plan.model, plan.model == settings.model.text),
+            ("model", plan.model, plan.model == settings.models_text),
             ("suite", plan.suite, _same_suite(plan.suite, settings.suite)),
         ):
             if not same:
@@ -294,7 +295,7 @@ def _models_of_run(settings: Settings, task_ids: list[str]
                    ) -> list[tuple[str, ModelSpec | str, str | None, list[str] | None]]:
     """Every model the run calls: (option, model, its api_base, the task ids it must cover)."""
     models: list[tuple[str, ModelSpec | str, str | None, list[str] | None]] = [
-        ("--r2r-model", settings.model, settings.api_base, task_ids)]
+        ("--r2r-model", model, settings.api_base, task_ids) for model in settings.ranked_models]
     if settings.generator is not None:
         models.append(("--r2r-generator", settings.generator, settings.api_base, None))
     models += [("--r2r-judges", judge, None, None)

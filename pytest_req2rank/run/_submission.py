@@ -20,6 +20,10 @@ def check_submittable(settings: Settings) -> None:
         raise SettingsError("--r2r-baseline with --r2r-submit: a baseline comparison reruns the "
                             "baseline's seed, a submitted run draws its seed from the hub's "
                             "nonce; run the comparison and the submission separately")
+    if settings.models:
+        raise SettingsError(f"--r2r-model={settings.models_text} with --r2r-submit: the hub "
+                            "ranks one model per submitted run; submit each model's run on its "
+                            "own, with one --r2r-model")
     if settings.resume is not None:
         raise SettingsError("--r2r-resume with --r2r-submit: a submitted run is planned from a "
                             "fresh nonce's seed, which a resumed run cannot take; run it again "

@@ -11,8 +11,10 @@ from typing import Any, Literal
 from pydantic import (
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -61,6 +63,9 @@ class Settings(GenerationSettings):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: ModelSpec = ModelSpec.parse(REFERENCE_MODEL)
+    models: tuple[ModelSpec, ...] = Field(
+        default=(), description="A run of several models (--r2r-model=A,B,...): all of them, "
+        "``model`` first; () in a run of one model (left out of the settings' JSON then)")
     suite: SuiteSpec = SuiteSpec.parse("dynamic")
     seed: int | None = None
     sample: int | None = Field(default=None, ge=1)
@@ -119,6 +124,61 @@ class Settings(GenerationSettings):
     @property
     def model_is_default(self) -> bool:
         return "model" not in self.explicit
+
+    @property
+    def ranked_models(self) -> tuple[ModelSpec, ...]:
+        """Every model the run benchmarks: ``model`` alone, or the models of a ranking run."""
+        return self.models or (self.model,)
+
+    @property
+    def models_text(self) -> str:
+        """The run's models as ``--r2r-model`` takes them: ``gpt-4o`` or ``gpt-4o,o3``."""
+        return ",".join(model.text for model in self.ranked_models)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_models(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("model"), str) \
+                or "," not in data["model"]:
+            return data
+        texts = [part.strip() for part in data["model"].split(",")]
+        if not all(texts):
+            raise ValueError(f"model: expected models separated by commas, without empty "
+                             f"entries, got {data['model']!r}")
+        twice = sorted({text for text in texts if texts.count(text) > 1})
+        if twice:
+            raise ValueError(f"model: {', '.join(twice)} named more than once; name each model "
+                             "of a ranking run once")
+        return {**data, "model": texts[0], "models": tuple(texts)}
+
+    @model_serializer(mode="wrap")
+    def _one_model_as_before(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.models:
+            data.pop("models", None)
+        return data
+
+    @model_validator(mode="after")
+    def _check_ranking_run(self) -> Settings:
+        if not self.models:
+            return self
+        if self.models[0] != self.model:
+            raise ValueError("model: the first of the run's models is its model")
+        if len(self.models) < 2:
+            return self.model_copy(update={"models": ()})
+        samples = next((model for model in self.models if model.kind == "samples"), None)
+        if samples is not None:
+            raise ValueError(f"model: {samples} answers only the items its file holds, as many "
+                             "times as it holds them; rank it alone, or pass models that answer "
+                             "any item")
+        refused = ("nversion", "baseline", "fail_under")
+        given = [name for name in refused if getattr(self, name) is not None]
+        if given:
+            option = spelling("cli", given[0])
+            raise ValueError(f"model: several models are ranked on the dynamic and static "
+                             f"suites, without {option} (it needs one model); pass one "
+                             f"--r2r-model, or leave {option} out")
+        return self
 
     @field_validator("complexity", "skills", "domains", mode="before")
     @classmethod
@@ -386,7 +446,9 @@ def resolve_settings(
         text = value.strip()
         if not text:
             raise SettingsError(_empty_message(spec, source, name))
-        raw[spec.field] = with_absolute_path(spec, text, path_bases[source])
+        parts = text.split(",") if spec.repeatable else [text]
+        raw[spec.field] = ",".join(with_absolute_path(spec, part.strip(), path_bases[source])
+                                   for part in parts)
         sources[spec.field] = _where(source, name)
     if "sandbox" not in raw and _truthy(env.get(DOCKER_SWITCH_ENV, "")):
         raw["sandbox"] = "docker"
@@ -432,7 +494,7 @@ def _first_error(exc: ValidationError, sources: Mapping[str, str]) -> str:
     if not error["loc"]:  # a check across settings: its message starts with the field's name
         field, _, rest = str(error["msg"]).removeprefix("Value error, ").partition(": ")
         error = {**error, "msg": rest, "input": None}
-    field = "json" if field == "json_path" else field
+    field = {"json_path": "json", "models": "model"}.get(field, field)
     spec = next((s for s in OPTIONS if s.field == field), None)
     option = spec.cli if spec else field
     source = sources.get(field, option)

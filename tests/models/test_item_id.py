@@ -67,7 +67,7 @@ def test_a_suite_task_id_is_made_fit_for_an_id_as_a_dataset_name_is() -> None:
     ("humaneval/HumanEval_1/Pat-CL0", "a version or an ensemble check is an N-version item"),
     ("jsonl/task (1)", "task 'task (1)' is not letters, digits"),
     ("my suite/t", "dataset 'my suite' is not letters, digits"),
-    ("humaneval/HumanEval_0@gpt-4o", "task 'HumanEval_0@gpt-4o' is not letters, digits"),
+    ("humaneval/HumanEval_0@gpt 4o", "holds whitespace or square brackets"),
 ])
 def test_a_bad_id_is_refused_saying_what_is_wrong(text: str, says: str) -> None:
     with pytest.raises(ItemIdError) as refused:
@@ -105,3 +105,36 @@ def test_an_id_is_a_frozen_hashable_value() -> None:
 def test_the_id_a_pytest_node_id_carries(node_id: str, item: str | None) -> None:
     found = ItemId.in_node_id(node_id)
     assert (None if found is None else str(found)) == item
+
+
+@pytest.mark.parametrize(("text", "item"), [
+    ("humaneval/HumanEval_0@r2r/reference", ItemId("humaneval", "HumanEval_0", model="r2r/reference")),
+    ("humaneval/HumanEval_0@r2r/degraded:0.3",
+     ItemId("humaneval", "HumanEval_0", model="r2r/degraded:0.3")),
+    ("d/t/s2@openai/gpt-4o", ItemId("d", "t", sample=2, model="openai/gpt-4o")),
+    # a model string may itself hold "@" (Vertex AI's versions): the item's part ends at the first
+    ("d/t@vertex_ai/claude-3-5-sonnet@20240620",
+     ItemId("d", "t", model="vertex_ai/claude-3-5-sonnet@20240620")),
+])
+def test_an_id_with_a_model_reads_back_to_its_parts(text: str, item: ItemId) -> None:
+    assert ItemId.parse(text) == item
+    assert str(item) == text
+    assert item.without_model == ItemId.parse(text.partition("@")[0])
+    assert item.task_item.model is None
+    assert item.without_model.with_model(item.model or "") == item
+
+
+def test_a_model_part_that_makes_no_id_is_refused() -> None:
+    with pytest.raises(ItemIdError, match="model '' is empty"):
+        ItemId.parse("d/t@")
+    with pytest.raises(ItemIdError, match="holds whitespace or square brackets"):
+        ItemId("d", "t", model="gpt 4o")
+    with pytest.raises(ItemIdError, match="takes no @MODEL"):
+        ItemId.parse("nversion/T/v1@gpt-4o")
+    with pytest.raises(ItemIdError, match="expected"):
+        ItemId.parse("d@gpt-4o")
+
+
+def test_a_node_id_carries_an_id_with_a_model() -> None:
+    found = ItemId.in_node_id("test_benchmark.py::test_task[humaneval/HumanEval_0@r2r/degraded:0.3]")
+    assert found == ItemId("humaneval", "HumanEval_0", model="r2r/degraded:0.3")

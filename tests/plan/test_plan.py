@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_req2rank.draws import sample_seed
+from pytest_req2rank.models import Task
 from pytest_req2rank.plan import RunPlan, build_plan, new_run_id, planned_tasks
 from pytest_req2rank.suites import load_suite
 
@@ -81,3 +82,19 @@ def test_an_item_id_splits_into_its_task_and_sample() -> None:
     once = build_plan(tasks, model="m", suite="humaneval", seed=1, sample=None)
     # a run asking once per task has no sample ids, whatever a task's id looks like
     assert once.split_item_id("d/task/s3") == ("d/task/s3", None)
+
+
+def test_several_models_answer_the_same_planned_items() -> None:
+    tasks = [Task(item_id=f"d/t{k}", dataset="d", task_id=f"t{k}", form="function", prompt="p",
+                  reference="def f(): pass", entry_point="f", test="def check(c): pass")
+             for k in range(5)]
+    one = build_plan(tasks, model="a", suite="s", seed=3, sample=3)
+    several = build_plan(tasks, model="a,b/x:1", suite="s", seed=3, sample=3,
+                         models=["a", "b/x:1"])
+    assert "@" not in "".join(one.item_ids)
+    assert several.item_ids == tuple(f"{item}@{model}" for item in one.item_ids
+                                     for model in ("a", "b/x:1"))
+    planned = planned_tasks(several, tasks)
+    assert list(planned) == list(several.item_ids)
+    assert {task.item_id for task in planned.values()} == set(several.item_ids)
+    assert planned[f"{one.item_ids[0]}@b/x:1"].task_id == planned[f"{one.item_ids[0]}@a"].task_id

@@ -314,3 +314,24 @@ def test_the_html_report_goes_next_to_the_results_by_default(tmp_path: Path) -> 
     assert paths(html="true", json="out/x.json").html == tmp_path / "cwd/out/x.html"
     assert paths(html="true", dir="o", json="a.html").html == tmp_path / "cwd/a.html.html"
     assert paths(html="r.html", json="x.json").html == tmp_path / "cwd/r.html"
+
+
+def test_several_models_split_with_the_first_as_the_model() -> None:
+    def given(values: dict[str, str]) -> Settings:
+        return resolve_settings(values.get, {}, lambda name: None)
+
+    several = given({"model": "r2r/reference, r2r/degraded:0.5", "suite": "humaneval"})
+    assert several.model.text == "r2r/reference"
+    assert [m.text for m in several.models] == ["r2r/reference", "r2r/degraded:0.5"]
+    assert several.models_text == "r2r/reference,r2r/degraded:0.5"
+    assert several.model_dump(mode="json")["models"] == ["r2r/reference", "r2r/degraded:0.5"]
+    assert Settings.model_validate_json(several.model_dump_json(by_alias=True)) == several
+    one = given({"model": "r2r/degraded:0.5"})
+    assert one.models == () and one.ranked_models == (one.model,)
+    assert "models" not in one.model_dump(mode="json")
+    with pytest.raises(SettingsError, match=r"^--r2r-model: expected models separated by commas"):
+        given({"model": "a,,b"})
+    with pytest.raises(SettingsError, match=r"^--r2r-model: .* without --r2r-baseline"):
+        given({"model": "a,b", "baseline": "x.json"})
+    with pytest.raises(SettingsError, match=r"^--r2r-model: r2r/samples:.* rank it alone"):
+        given({"model": "a,r2r/samples:x.jsonl"})
