@@ -26,6 +26,7 @@ from ._env import import_litellm
 from ._errors import connection_url, describe, root_message
 from ._params import ModelParameters
 from ._retry import HARD_TIMEOUT_GRACE_S, Attempted, RetryPolicy, Sleep, call_with_retries
+from ._routing import unroutable_message
 from ._usage import (
     reasoning_token_count,
     response_cost,
@@ -99,11 +100,7 @@ class LiteLLMProvider(Provider):
             try:
                 litellm.get_llm_provider(model=self.model, api_base=self.api_base)
             except Exception as exc:
-                raise ProviderConfigError(
-                    f"LiteLLM cannot route model {self.model!r}; use a LiteLLM model string such as "
-                    "gpt-4o, anthropic/<model>, gemini/<model>, azure/<deployment>, "
-                    "ollama_chat/<model>, hosted_vllm/<model>, or openai/<model> with --r2r-api-base"
-                ) from exc
+                raise ProviderConfigError(unroutable_message(self.model)) from exc
             self._parameters = ModelParameters(litellm, self.model, api_base=self.api_base,
                                                reasoning_effort=self.reasoning_effort)
             self._litellm = litellm

@@ -10,6 +10,7 @@ from ._degraded import DegradedProvider
 from ._env import import_litellm
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
+from ._routing import surely_unroutable, unroutable_message
 from ._samples import SamplesProvider
 from .fake import check_scripted, declares_info
 
@@ -68,7 +69,8 @@ def check_model(model: ModelSpec | str, *, api_base: str | None = None,
     A built-in is loaded (a samples file read, and checked to cover ``task_ids``); a
     ``fake/`` model must be in the fake script (litellm is not imported for it unless a
     ``reasoning_effort`` is asked); any other model must be one LiteLLM can route and that
-    takes the ``reasoning_effort``, which imports litellm (seconds of CPU).
+    takes the ``reasoning_effort``, which imports litellm (seconds of CPU) unless LiteLLM's
+    own files already show that it routes the model nowhere.
     """
     spec = model_spec(model)
     if spec.is_builtin:
@@ -78,6 +80,8 @@ def check_model(model: ModelSpec | str, *, api_base: str | None = None,
         check_scripted(spec.fake_name)
         if reasoning_effort is None:
             return
+    elif surely_unroutable(spec.text, api_base):
+        raise ProviderConfigError(unroutable_message(spec.text))
     LiteLLMProvider(spec.text, api_base=api_base, reasoning_effort=reasoning_effort).validate()
 
 

@@ -19,11 +19,18 @@ The probe runs in every variant alike. Scenarios:
   static judge), serial;
 - ``static``: ``pytest --r2r-suite=humaneval -n 2`` offline (the reference model);
 - ``model``: a real-model-shaped run: the scripted fake provider answers the target in
-  1.5 s and two LLM judges in 1 s and 2 s, ``--r2r-suite=humaneval --r2r-sample=20 -n 2``.
+  1.5 s and two LLM judges in 1 s and 2 s, ``--r2r-suite=humaneval --r2r-sample=20 -n 2``;
+- ``unknown-model``: ``pytest -n 2 --r2r-model=nosuch/x`` in the unrelated project, which must
+  stop with a usage error (exit 4) before any xdist worker starts; ``unknown-model-lean`` the
+  same without the ``[dev]`` environment's hypothesis and schemathesis pytest plugins. Their
+  variant ``routing by litellm`` takes out the check read from LiteLLM's files, so LiteLLM
+  (imported) says the model is unknown.
 
 Nothing is asserted.
 
     python tests/perf/bench_startup.py [--rounds N] [--scenarios inert,offline,static,model]
+    python tests/perf/bench_startup.py --scenarios unknown-model,unknown-model-lean \
+        --variants "routing by litellm" --rounds 3
 """
 
 from __future__ import annotations
@@ -67,6 +74,10 @@ VARIANTS: dict[str, tuple[Patch, ...]] = {
         f"{PACKAGE}/plugin/__init__.py",
         "        item.config.stash[FROZEN_AFTER_ITEM_KEY] = True\n        freeze_long_lived()",
         "        item.config.stash[FROZEN_AFTER_ITEM_KEY] = True"),),
+    "routing by litellm": (Patch(
+        f"{PACKAGE}/providers/_resolve.py",
+        "    elif surely_unroutable(spec.text, api_base):\n"
+        "        raise ProviderConfigError(unroutable_message(spec.text))\n", ""),),
 }
 
 PROBE = "r2r_bench_probe"
@@ -98,6 +109,8 @@ def pytest_configure(config):
 '''
 DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")
 UNRELATED_TEST = "def test_one():\n    assert sum(range(10)) == 45\n"
+# The [dev] environment's pytest plugins that load in every session and worker.
+LEAN = ("-p", "no:hypothesispytest", "-p", "no:schemathesis")
 
 
 def make_copy(into: Path, patches: Sequence[Patch]) -> Path:
@@ -143,6 +156,8 @@ class Scenario:
     args: tuple[str, ...]
     in_repository: bool
     env: dict[str, str]
+    returncode: int = 0
+    """The exit code every run must end with (4: a usage error)."""
 
 
 def scenarios(tmp: Path) -> dict[str, Scenario]:
@@ -156,6 +171,9 @@ def scenarios(tmp: Path) -> dict[str, Scenario]:
         "model": Scenario(("-q", "--r2r-model=fake/coder", "--r2r-judges=fake/j1,fake/j2",
                            "--r2r-suite=humaneval", "--r2r-sample=20", "--r2r-seed=1",
                            "-n", "2"), True, fake_script(tmp / "script.json")),
+        "unknown-model": Scenario(("-q", "-n", "2", "--r2r-model=nosuch/x"), False, {}, 4),
+        "unknown-model-lean": Scenario(("-q", "-n", "2", "--r2r-model=nosuch/x", *LEAN), False,
+                                       {}, 4),
     }
 
 
@@ -166,8 +184,9 @@ class Sample:
     gc: float
 
 
-def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
-    """One run: wall and CPU seconds (of every process it waited for), and the probes'."""
+def timed(argv: list[str], cwd: Path, env: dict[str, str], returncode: int = 0) -> Sample:
+    """One run: wall and CPU seconds (of every process it waited for), and the probes'
+    (none when pytest stopped before its cleanup)."""
     gc_log = Path(env["R2R_BENCH_GC_LOG"])
     gc_log.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -175,11 +194,11 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    if done.returncode != returncode:
         raise SystemExit(f"{' '.join(argv)} in {cwd} failed ({done.returncode}):\n"
                          f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    gc_s = sum(float(line) for line in gc_log.read_text().split())
+    gc_s = sum(float(line) for line in gc_log.read_text().split()) if gc_log.exists() else 0.0
     return Sample(wall, cpu, gc_s)
 
 
@@ -187,6 +206,7 @@ def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds:
                  tmp: Path) -> None:
     """``copies``: the copy each variant's runs import."""
     runs: dict[str, tuple[list[str], Path, dict[str, str]]] = {}
+    code = scenario.returncode
     for key, copy in copies.items():
         out = tmp / "out" / name / key.replace(" ", "_").replace("/", "_")
         out.mkdir(parents=True)
@@ -199,13 +219,13 @@ def run_scenario(name: str, scenario: Scenario, copies: dict[str, Path], rounds:
             argv.append(f"--r2r-dir={out}")
         runs[key] = (argv, copy if scenario.in_repository else tmp / "unrelated", env)
     for argv, cwd, env in runs.values():  # warm: the file cache, and pytest's cached rewrites
-        timed(argv, cwd, env)
+        timed(argv, cwd, env, code)
     samples: dict[str, list[Sample]] = {key: [] for key in runs}
     names = list(runs)
     for index in range(rounds):
         for key in names[index % len(names):] + names[:index % len(names)]:
             argv, cwd, env = runs[key]
-            samples[key].append(timed(argv, cwd, env))
+            samples[key].append(timed(argv, cwd, env, code))
     report(name, scenario, rounds, samples)
 
 
@@ -231,13 +251,15 @@ def report(name: str, scenario: Scenario, rounds: int, samples: dict[str, list[S
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=0,
-                        help="Rounds per scenario (default: 15 inert, 9 offline and static, 5 model)")
+                        help="Rounds per scenario (default: 15 inert, 9 offline and static, "
+                             "5 model and unknown-model)")
     parser.add_argument("--scenarios", default="inert,offline,static,model")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"Comma-separated, from: {', '.join(VARIANTS)}")
     args = parser.parse_args()
     chosen = [BASE, *(v for v in args.variants.split(",") if v and v != BASE)]
-    default_rounds = {"inert": 15, "offline": 9, "static": 9, "model": 5}
+    default_rounds = {"inert": 15, "offline": 9, "static": 9, "model": 5, "unknown-model": 5,
+                      "unknown-model-lean": 5}
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as name:
