@@ -22,6 +22,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from ..errors import Req2RankError
 from ..mutation import OPERATORS
 from ._library import FAMILIES, LibraryError
 
@@ -34,7 +35,7 @@ _SKIPPED_FIELDS = {"annotation", "returns", "type_comment", "type_params", "deco
 _OPERATORS: dict[str, CommonModeOperator] = {}
 
 
-class NotApplicable(ValueError):
+class NotApplicable(Req2RankError, ValueError):
     """The failure's pattern does not occur in the code."""
 
 
