@@ -132,7 +132,7 @@ class Store:
         )
 
     def add_item(self, run_id: str, item: ItemResult) -> None:
-        # Plain SQL: sqlite-utils' upsert inspects the table on every call (0.6 ms an item).
+        # Plain SQL: sqlite-utils' upsert inspects the table's schema on every call.
         with self._lock:
             self.db.execute(
                 "INSERT INTO items (run_id, item_id, dataset, status, pass_ratio, score, "
