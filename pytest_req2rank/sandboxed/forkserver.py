@@ -74,7 +74,7 @@ def preload() -> None:
     for name in PRELOAD:
         try:
             __import__(name)
-        except Exception:  # noqa: BLE001 - a missing module only costs speed
+        except Exception:  # noqa: BLE001, S110 - a missing module only costs speed
             pass
 
 
@@ -417,7 +417,7 @@ def exit_code(exc: SystemExit) -> int:
         return exc.code & 0xFF
     try:
         print(exc.code, file=sys.stderr)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001, S110 - its str() or stderr may fail: 1 either way
         pass
     return 1
 
