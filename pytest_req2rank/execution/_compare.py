@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..errors import Req2RankError
+
 IO_TOLERANCE = 1e-6
 
 
@@ -80,7 +82,7 @@ def values_match(actual: Any, expected: Any, tolerance: float) -> bool:
     return False
 
 
-class NotPlain(ValueError):
+class NotPlain(Req2RankError, ValueError):
     """Data from the sandbox that is not the firewall's encoding of plain values."""
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Literal
 
+from ..errors import Req2RankError
 from ._ast_tools import (
     MISSING,
     assigned_names,
@@ -194,7 +195,7 @@ def _fresh_copy(lines: list[str], stmt: ast.stmt) -> ast.stmt:
     return ast.parse(ast.unparse(stmt)).body[0]
 
 
-class _NotInstrumentable(Exception):
+class _NotInstrumentable(Req2RankError):
     """The candidate is used other than by plain calls, or a statement cannot be rewritten."""
 
 

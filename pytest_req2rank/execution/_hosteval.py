@@ -17,6 +17,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..errors import Req2RankError
 from ._compare import numbers_close
 from ._decompose import SAFE_FUNCTIONS, SAFE_MATH, HostAssert
 
@@ -32,7 +33,7 @@ _MATH: dict[str, Callable[..., Any]] = {name: getattr(math, name) for name in SA
 _NUMBERS = {int, float, bool}
 
 
-class HostEvalError(Exception):
+class HostEvalError(Req2RankError):
     """Evaluating the assert raised: the test's verdict is a runtime error, as it would be."""
 
 

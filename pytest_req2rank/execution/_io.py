@@ -8,6 +8,7 @@ spent, leaves the later cases unrun (``timeout``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from ..models import IOCase, Task, TestOutcome, TestStatus
 from ..sandbox import PYTHON, ExecOutcome, ExecRequest, Sandbox
@@ -42,11 +43,11 @@ def case_outcomes(files: dict[str, str], cases: Sequence[IOCase], sandbox: Sandb
     duration = 0.0
     stopped = ""
     for index, case in enumerate(cases):
-        shown = {"name": f"case[{index}]", "input": case.input[:SHOWN_CHARS],
-                 "expected": case.output[:SHOWN_CHARS]}
+        shown = partial(TestOutcome, name=f"case[{index}]", input=case.input[:SHOWN_CHARS],
+                        expected=case.output[:SHOWN_CHARS])
         budget = min(budgets.tests[index], budgets.program_s - duration)
         if stopped or budget <= 0:
-            tests.append(TestOutcome(**shown, status="timeout", detail=stopped or (
+            tests.append(shown(status="timeout", detail=stopped or (
                 "not run: the program's time budget was spent")))
             continue
         request = ExecRequest(files=files, argv=(PYTHON, ENTRY_FILE), stdin=case.input,
@@ -56,9 +57,8 @@ def case_outcomes(files: dict[str, str], cases: Sequence[IOCase], sandbox: Sandb
         status, detail = _verdict(outcome, case)
         if status == "timeout":
             stopped = NOT_RUN
-        tests.append(TestOutcome(**shown, status=status, detail=detail,
-                                 actual=outcome.stdout[:SHOWN_CHARS],
-                                 duration_s=outcome.duration_s))
+        tests.append(shown(status=status, detail=detail,
+                           actual=outcome.stdout[:SHOWN_CHARS], duration_s=outcome.duration_s))
     return tests, duration
 
 

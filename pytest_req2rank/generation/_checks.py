@@ -62,7 +62,7 @@ def _slots(data: dict[str, Any]) -> Iterator[Finding]:
             allowed = _TYPES[spec["type"]]
             if not isinstance(value, allowed) or (spec["type"] != "bool" and isinstance(value, bool)):
                 yield f"{where}.values[{i}]", f"{value!r} is not of slot type {spec['type']}"
-            elif spec["type"] == "identifier" and (
+            elif spec["type"] == "identifier" and isinstance(value, str) and (
                 not value.isidentifier() or keyword.iskeyword(value)
             ):
                 yield f"{where}.values[{i}]", f"{value!r} is not a Python identifier"

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import Req2RankError
 from ..models import COMPLEXITIES, ProjectRequirement, Usage
 from ..providers import CompletionRequest, Message, Provider, ProviderError
 from ._calibrate import Calibration, CalibrationPolicy, calibrate
@@ -90,7 +91,7 @@ class Elaboration(BaseModel):
                           latency_s=s.latency_s) for s in stages), Usage())
 
 
-class _Rejected(Exception):
+class _Rejected(Req2RankError):
     def __init__(self, outcome: Outcome, reason: str) -> None:
         super().__init__(reason)
         self.outcome: Outcome = outcome

@@ -26,10 +26,11 @@ def _validator() -> Draft202012Validator:
 
 
 def _reason(error: ValidationError) -> str:
+    message: str = error.message
     if error.validator == "oneOf" and error.path and error.path[0] == "probes":
         return "needs exactly one of 'expect', 'expect_expr' or 'raises'"
     if error.validator == "required":
-        return error.message.replace("is a required property", "is missing")
+        return message.replace("is a required property", "is missing")
     if error.validator == "enum":
         return f"{error.instance!r} is not one of {error.validator_value}"
     if error.validator in ("minItems", "minProperties"):
@@ -37,8 +38,8 @@ def _reason(error: ValidationError) -> str:
     if error.validator == "additionalProperties" and error.absolute_path:
         top = set(template_schema()["properties"])
         if any(key in top for key in error.instance if key not in error.schema.get("properties", {})):
-            return error.message + " (in TOML, top-level keys must come before the first [table])"
-    return error.message
+            return message + " (in TOML, top-level keys must come before the first [table])"
+    return message
 
 
 def schema_errors(data: dict[str, Any]) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 
+from ..errors import Req2RankError
 from ._config import HubConfig
 from ._database import private_file
 
@@ -25,7 +26,7 @@ DUMP_NAME = "hub.dump"
 KEY_NAME = "signing-key.pem"
 
 
-class BackupError(Exception):
+class BackupError(Req2RankError):
     """A backup that cannot be made; ``status`` is the command's exit status."""
 
     def __init__(self, message: str, status: int = 1) -> None:

@@ -75,7 +75,7 @@ def score_of(submission_breakdown: dict[str, Any] | None, overall: Score, *,
         if not found:
             return None
         if dimension is None:
-            return found.get("score")  # type: ignore[no-any-return]
+            return found.get("score")
     elif dimension is None:
         return overall
-    return (found.get("dimensions") or {}).get(dimension)  # type: ignore[no-any-return]
+    return (found.get("dimensions") or {}).get(dimension)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import Req2RankError
 
-class Refused(Exception):
+
+class Refused(Req2RankError):
     """A request the hub refuses; the reply is ``{"error": {"code", "message"}}``."""
 
     def __init__(self, status: int, code: str, message: str) -> None:

@@ -55,7 +55,7 @@ def leaderboard_page(request: Request, session: Db, visitor: Viewer,
                                         "engineering"] = "") -> Response:
     rows = leaderboard(session, sort=sort, suite=suite or None,
                        complexity=complexity or None, skill=skill or None,
-                       dimension=dimension or None)  # type: ignore[arg-type]
+                       dimension=dimension or None)
     return render(request, "leaderboard.html", {
         "rows": rows, "strategy": strategy, "sort": sort, "suite": suite,
         "complexity": complexity, "complexities": COMPLEXITIES, "skill": skill or "",

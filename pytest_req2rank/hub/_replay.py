@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from ..errors import Req2RankError
 from ..models import DEFAULT_EXECUTION_WEIGHT, STATIC_JUDGE, ItemId
 from ..options import OPTIONS, spelling
 from ..settings import Settings, SettingsError, resolve_settings
@@ -26,7 +27,7 @@ REPLAYED_SUITES = ("dynamic", "humaneval")
 """The suites the hub has: their requirements come from the seed (or the package)."""
 
 
-class ReplayRefused(Exception):
+class ReplayRefused(Req2RankError):
     """The run's settings cannot be replayed (the submission's making): a value of the wrong
     kind, or one the engine refuses. The message names the setting."""
 

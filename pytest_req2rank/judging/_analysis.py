@@ -270,7 +270,7 @@ def _bandit() -> tuple[ModuleType, ModuleType]:
     with warnings.catch_warnings():
         # On import, bandit 1.9 passes stevedore an argument it has deprecated.
         warnings.simplefilter("ignore", DeprecationWarning)
-        from bandit.core import config, manager  # ~0.17 s, under the filter above
+        from bandit.core import config, manager  # on first use, under the filter above
     return config, manager
 
 

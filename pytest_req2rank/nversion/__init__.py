@@ -3,16 +3,9 @@ implementations or a model (through the generation pipeline: a state machine wit
 and test-driven repair); faults injected (mutants, common-mode failures), votes on the host,
 and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
 
-from ..models import MBCSResult, SDPResult
 from ._answers import AnswerError
-from ._collection import Graded, Picked, collect
-from ._common_mode import (
-    CommonModeFailure,
-    NotApplicable,
-    bundled_catalogue,
-    for_family,
-    load_common_modes,
-)
+from ._collection import Graded, collect
+from ._common_mode import CommonModeFailure, NotApplicable, for_family, load_common_modes
 from ._diversity import (
     STRUCTURAL,
     PairVerdict,
@@ -23,22 +16,12 @@ from ._diversity import (
     sdp,
     structural_similarity,
 )
-from ._experiment import (
-    TIMEOUT_S,
-    PatternRun,
-    TaskBench,
-    TaskExperiment,
-    VersionResult,
-    aggregate,
-    run_experiment,
-)
+from ._experiment import PatternRun, TaskExperiment, aggregate, run_experiment
 from ._faults import (
     ALGORITHM_LEVEL,
     CODE_LEVEL,
     MAX_MUTANT_TRIES,
     FailureInjector,
-    Fault,
-    Injection,
     MutantSearch,
     Pattern,
     fault_count,
@@ -47,8 +30,8 @@ from ._faults import (
     picked_versions,
 )
 from ._fsm import RetryBoundReached, State, StateMachine
-from ._generated import share, version_result
-from ._irqn import Candidate, IRQNOutcome, Judgement, Similarity, decide, irqn, structural_pair
+from ._generated import version_result
+from ._irqn import Candidate, decide, irqn, structural_pair
 from ._items import (
     FAMILY_PATTERNS,
     LibraryProvider,
@@ -61,8 +44,6 @@ from ._items import (
 from ._knowledge import (
     GENERAL,
     KNOWLEDGE_VERSION,
-    FamilyKnowledge,
-    KnowledgeBase,
     KnowledgeError,
     bundled_knowledge,
     load_knowledge,
@@ -71,7 +52,6 @@ from ._library import (
     FAMILIES,
     LIBRARY_VERSION,
     REQUIREMENT_PREFIX,
-    Implementation,
     LibraryError,
     LibraryTask,
     check_library_file,
@@ -81,7 +61,6 @@ from ._library import (
     requirement_tasks,
 )
 from ._metrics import (
-    PatternMetrics,
     TaskOutcome,
     added_failure_rate,
     complete_consensus_rate,
@@ -90,20 +69,17 @@ from ._metrics import (
     mean_test_pass_rate,
     pattern_metrics,
 )
-from ._outputs import TOLERANCE, Output, TaskInputs, same_output, task_inputs, version_outputs
+from ._outputs import Output, same_output, task_inputs, version_outputs
 from ._pipeline import Generation, GenerationPipeline
-from ._repair import Repaired, failures, repair
 from ._semantic import (
     MBCS_NOT_MEASURED,
     SDP_NOT_MEASURED,
-    Embedder,
-    EmbeddingSimilarity,
     SemanticMeasures,
     embedding_similarity,
     measure_mbcs,
     measure_sdp,
 )
-from ._voting import TaskVote, Vote, vote, vote_task
+from ._voting import vote, vote_task
 
 __all__ = [
     "ALGORITHM_LEVEL",
@@ -118,29 +94,17 @@ __all__ = [
     "REQUIREMENT_PREFIX",
     "SDP_NOT_MEASURED",
     "STRUCTURAL",
-    "TIMEOUT_S",
-    "TOLERANCE",
     "AnswerError",
     "Candidate",
     "CommonModeFailure",
-    "Embedder",
-    "EmbeddingSimilarity",
     "FailureInjector",
-    "FamilyKnowledge",
-    "Fault",
     "Generation",
     "GenerationPipeline",
     "Graded",
-    "IRQNOutcome",
-    "Implementation",
-    "Injection",
-    "Judgement",
-    "KnowledgeBase",
     "KnowledgeError",
     "LibraryError",
     "LibraryProvider",
     "LibraryTask",
-    "MBCSResult",
     "MutantSearch",
     "NVersionEvaluator",
     "NotApplicable",
@@ -148,26 +112,15 @@ __all__ = [
     "PairVerdict",
     "PairwiseSimilarity",
     "Pattern",
-    "PatternMetrics",
     "PatternRun",
-    "Picked",
-    "Repaired",
     "RetryBoundReached",
-    "SDPResult",
     "SemanticMeasures",
-    "Similarity",
     "State",
     "StateMachine",
-    "TaskBench",
     "TaskExperiment",
-    "TaskInputs",
     "TaskOutcome",
-    "TaskVote",
-    "VersionResult",
-    "Vote",
     "added_failure_rate",
     "aggregate",
-    "bundled_catalogue",
     "bundled_knowledge",
     "check_library_file",
     "collect",
@@ -175,7 +128,6 @@ __all__ = [
     "decide",
     "embedding_similarity",
     "failure_rate",
-    "failures",
     "fault_count",
     "for_family",
     "inject_code_level",
@@ -198,13 +150,11 @@ __all__ = [
     "pattern_metrics",
     "patterns_of",
     "picked_versions",
-    "repair",
     "repeated_tasks",
     "requirement_tasks",
     "run_experiment",
     "same_output",
     "sdp",
-    "share",
     "structural_pair",
     "structural_similarity",
     "task_inputs",

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import Req2RankError
 from ..execution import defines, extract_code
 from ..models import Task
 
@@ -19,7 +20,7 @@ _JSON_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 Answer = TypeVar("Answer", bound=BaseModel)
 
 
-class AnswerError(ValueError):
+class AnswerError(Req2RankError, ValueError):
     """An answer that failed its check; the message says why, in one line."""
 
 

@@ -22,6 +22,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from ..errors import Req2RankError
 from ..mutation import OPERATORS
 from ._library import FAMILIES, LibraryError
 
@@ -34,7 +35,7 @@ _SKIPPED_FIELDS = {"annotation", "returns", "type_comment", "type_params", "deco
 _OPERATORS: dict[str, CommonModeOperator] = {}
 
 
-class NotApplicable(ValueError):
+class NotApplicable(Req2RankError, ValueError):
     """The failure's pattern does not occur in the code."""
 
 
@@ -153,9 +154,9 @@ def dropped_last(node: ast.AST, parameters: frozenset[str]) -> Iterator[Replacem
         yield new, f"iteration over `{node.iter.id}` drops its last element"
     elif (_call_to(node, "range") and isinstance(node, ast.Call) and len(node.args) == 1
           and _call_to(node.args[0], "len")):
-        new = copy.deepcopy(node)
-        new.args[0] = _plus(node.args[0], -1)
-        yield new, f"`{_text(node)}` → `{_text(new)}`"
+        call = copy.deepcopy(node)
+        call.args[0] = _plus(node.args[0], -1)
+        yield call, f"`{_text(node)}` → `{_text(call)}`"
 
 
 @_operator("comparison-strictness")
@@ -365,7 +366,7 @@ def _entry(entry: object, where: str) -> tuple[CommonModeFailure | None, list[st
     if isinstance(kind, str) and kind and kind not in _OPERATORS:
         errors.append(f"{where}.kind: {kind!r} has no transformation; known: "
                       f"{', '.join(sorted(_OPERATORS))}")
-    if errors:
+    if errors or not isinstance(families, list):
         return None, errors
     return CommonModeFailure(kind=entry["kind"], title=entry["title"],
                              description=entry["description"], families=tuple(families),

@@ -41,6 +41,18 @@ from ..models import SDPResult
 STRUCTURAL = "codebleu-syntax-dataflow"
 """The name results give the structural similarity (never "MBCS")."""
 
+# CodeBLEU's parser helpers carry no annotations; typed here by what they take and give.
+_Span = tuple[tuple[int, int], tuple[int, int]]
+"""A token's (row, column) start and end."""
+_Edge = tuple[Any, ...]
+"""A data-flow edge: name, token index, relation, parents' names, parents' indices."""
+_strip_comments: Callable[[str, str], str] = remove_comments_and_docstrings
+_normalised_flow: Callable[[list[_Edge]], list[Any]] = normalize_dataflow
+_token_spans: Callable[[Node], list[_Span]] = tree_to_token_index
+_token_text: Callable[[_Span, list[str]], str] = index_to_code_token
+_python_flow: Callable[[Node, dict[_Span, tuple[int, str]], dict[str, Any]],
+                       tuple[list[_Edge], dict[str, Any]]] = DFG_python
+
 
 class PairwiseSimilarity(BaseModel):
     """A similarity over all pairs of N codes: its ``name``, the ``mean`` over pairs, and
@@ -143,11 +155,11 @@ class _Shape:
     @classmethod
     def of(cls, code: str) -> _Shape:
         try:
-            code = remove_comments_and_docstrings(code, "python")
+            code = _strip_comments(code, "python")
         except Exception:  # noqa: BLE001, S110 - tokenize's errors on broken code: keep it as is
             pass
         root = cls.parser().parse(code.encode("utf8")).root_node
-        return cls(_subtrees(root), normalize_dataflow(_data_flow(root, code)))
+        return cls(_subtrees(root), _normalised_flow(_data_flow(root, code)))
 
     @classmethod
     def parser(cls) -> Parser:
@@ -186,11 +198,11 @@ def _data_flow(root: Node, code: str) -> list[tuple[Any, ...]]:
     order, apart from their positions, so its result varied with the hash seed), parents are
     ordered by position, and edges are merged in a fixed order."""
     lines = code.split("\n")
-    positions = tree_to_token_index(root)
-    index_to_code = {position: (k, index_to_code_token(position, lines))
+    positions = _token_spans(root)
+    index_to_code = {position: (k, _token_text(position, lines))
                      for k, position in enumerate(positions)}
     try:
-        graph, _ = DFG_python(root, index_to_code, {})
+        graph, _ = _python_flow(root, index_to_code, {})
     except Exception:  # noqa: BLE001 - CodeBLEU's own rule: an unanalysable program has no flow
         graph = []
     tokens = dict(index_to_code.values())

@@ -25,6 +25,7 @@ from ._faults import (
     Pattern,
     inject_code_level,
     inject_common_mode,
+    is_test_status,
 )
 from ._metrics import PatternMetrics, TaskOutcome, pattern_metrics
 from ._outputs import TOLERANCE, Output, TaskInputs, task_inputs, version_outputs
@@ -97,6 +98,13 @@ class _Runner:
         return self._done[code]
 
 
+def _verdict(result: ExecutionResult) -> TestStatus:
+    """A version's grading as a verdict on its code (:class:`_Runner` raised on the rest)."""
+    if not is_test_status(result.status):
+        raise SandboxFailed(result.reason or "the sandbox failed")
+    return result.status
+
+
 class TaskBench:
     """What the experiments of one task share: its recorded inputs, each distinct code's
     outputs and grading, and each version's mutant. Handing the same bench to several
@@ -140,7 +148,7 @@ def run_experiment(task: Task, versions: Sequence[str], sandbox: Sandbox, *, see
                                              task_id=task.task_id))
         results = [runner.run(code) for code in injection.codes]
         graded = tuple(
-            VersionResult(version=index, status=result.status, passed=result.passed,
+            VersionResult(version=index, status=_verdict(result), passed=result.passed,
                           tests=result.total,
                           faults=tuple(f for f in injection.faults if f.version == index))
             for index, (_, result) in enumerate(results))

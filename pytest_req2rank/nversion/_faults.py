@@ -24,12 +24,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeGuard, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..execution import ReferenceCache, grade
-from ..models import Task, TestStatus
+from ..models import Status, Task, TestStatus
 from ..mutation import Mutant, mutants
 from ..sandbox import Sandbox
 
@@ -59,6 +59,11 @@ class Pattern(BaseModel):
         if found is None:
             raise ValueError(f"not a fault pattern: {text!r} (expected Pat-CL0…4 or Pat-AL0…4)")
         return cls(family=found.group(1).upper(), level=int(found.group(2)))  # type: ignore[arg-type]
+
+
+def is_test_status(status: Status) -> TypeGuard[TestStatus]:
+    """Whether a grading's ``status`` is a verdict on the code (not ``sandbox_error``)."""
+    return status in get_args(TestStatus)
 
 
 CODE_LEVEL = tuple(Pattern(family="CL", level=level) for level in range(5))
@@ -150,7 +155,7 @@ class MutantSearch:
         for mutant in tried:
             status = grade(self.task, {"solution.py": mutant.source}, self.sandbox,
                            timeout_s=self.timeout_s, reference_cache=self.cache).status
-            if status in ("success", "sandbox_error"):
+            if status == "success" or not is_test_status(status):  # the sandbox failed
                 continue
             if status != "timeout":
                 return _fault(version, mutant, status)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from enum import StrEnum
 
+from ..errors import Req2RankError
 from ..models import TransitionRecord, Usage
 
 
@@ -34,7 +35,7 @@ ORDER = (State.UNDERSTANDING, State.IDEATION, State.SYNTHESIS, State.VALIDATION,
 """The forward path; a transition moves one step along it."""
 
 
-class RetryBoundReached(Exception):
+class RetryBoundReached(Req2RankError):
     """A prompt's answer failed its check more than ``max_retries`` times: the machine is in
     its error end."""
 

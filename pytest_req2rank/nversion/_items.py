@@ -28,6 +28,7 @@ from ..models import (
     ItemIdError,
     ItemResult,
     NVersionRecord,
+    Status,
     Task,
     Timings,
 )
@@ -321,7 +322,7 @@ class NVersionEvaluator:
         usage = sdp_usage + mbcs_usage
         return {**self._diversity[key], "diversity_usage": usage if usage.calls else None}
 
-    def _result(self, task: Task, record: NVersionRecord, started: str, *, status: str,
+    def _result(self, task: Task, record: NVersionRecord, started: str, *, status: Status,
                 reason: str | None, passed: int = 0, total: int = 0) -> ItemResult:
         total_s = time.perf_counter() - self._t0.pop(task.item_id, time.perf_counter())
         return ItemResult(

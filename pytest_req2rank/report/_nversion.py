@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from statistics import fmean
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -181,7 +181,24 @@ def diversity_usage(items: Iterable[ItemResult]) -> Usage:
                 if i.nversion is not None and i.nversion.diversity_usage is not None), Usage())
 
 
-def _sdp_fields(results: list[SDPResult]) -> dict[str, object]:
+class _SDPFields(TypedDict):
+    mean_sdp: float | None
+    sdp_judge: str | None
+    sdp_pairs: int
+    sdp_judged: int
+    sdp_parse_failures: int
+    sdp_call_failures: int
+    sdp_note: str | None
+
+
+class _MBCSFields(TypedDict):
+    mean_mbcs: float | None
+    embedding_model: str | None
+    mbcs_failed: int
+    mbcs_note: str | None
+
+
+def _sdp_fields(results: list[SDPResult]) -> _SDPFields:
     notes = [r.reason for r in results if r.reason]
     return {
         "mean_sdp": _mean(r.sdp for r in results),
@@ -193,7 +210,7 @@ def _sdp_fields(results: list[SDPResult]) -> dict[str, object]:
         "sdp_note": notes[0] if notes else None}
 
 
-def _mbcs_fields(results: list[MBCSResult]) -> dict[str, object]:
+def _mbcs_fields(results: list[MBCSResult]) -> _MBCSFields:
     notes = [r.reason for r in results if r.reason]
     return {
         "mean_mbcs": _mean(r.mbcs for r in results),

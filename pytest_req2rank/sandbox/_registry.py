@@ -14,14 +14,14 @@ def _process(spec: SandboxSpec) -> Sandbox:
 
 
 def _docker(spec: SandboxSpec) -> Sandbox:
-    # The docker SDK and requests (~0.15 s) load only for a docker run.
+    # The docker SDK and requests load only for a docker run.
     from ._docker import DockerSandbox
 
     return DockerSandbox(spec.option or None)
 
 
 def _sandboxfusion(spec: SandboxSpec) -> Sandbox:
-    # httpx (~70 ms) loads only for a sandboxfusion run.
+    # httpx loads only for a sandboxfusion run.
     from ._sandboxfusion import SandboxFusionSandbox
 
     return SandboxFusionSandbox(spec.option or None)

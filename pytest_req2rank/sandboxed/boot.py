@@ -3,8 +3,8 @@
 First it makes sure of a deterministic environment whatever the backend set: a
 hash seed can only be fixed at start, so without one it re-executes itself once.
 stdin: the nonce, the spec, the host's bytecode magic, and the harness's modules
-compiled on the host (marshal, base64). Loading them costs ~0.1 ms where
-compiling their source costs ~5 ms; an interpreter with another bytecode magic
+compiled on the host (marshal, base64), so that no sandbox compiles them again; an
+interpreter with another bytecode magic
 compiles the source files shipped next to this one instead. A sandbox with a warm
 interpreter has imported this module and the harness's ahead of the run: then the
 two last lines are empty and ``_r2r_start.py`` only calls :func:`start`.

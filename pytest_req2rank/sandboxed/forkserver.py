@@ -74,7 +74,7 @@ def preload() -> None:
     for name in PRELOAD:
         try:
             __import__(name)
-        except Exception:  # noqa: BLE001 - a missing module only costs speed
+        except Exception:  # noqa: BLE001, S110 - a missing module only costs speed
             pass
 
 
@@ -105,10 +105,11 @@ def stdio() -> tuple[Any, ...]:
     try:
         for fd in (0, 1, 2):
             os.dup2(scratch, fd)
-        made = tuple(open(fd, mode, encoding=own.encoding, errors=own.errors,  # noqa: SIM115
-                          closefd=False, buffering=1 if own.line_buffering else -1)
-                     for fd, mode, own in ((0, "r", sys.stdin), (1, "w", sys.stdout),
-                                           (2, "w", sys.stderr)))
+        made: tuple[Any, ...] = tuple(
+            open(fd, mode, encoding=own.encoding, errors=own.errors,  # noqa: SIM115
+                 closefd=False, buffering=1 if own.line_buffering else -1)
+            for fd, mode, own in ((0, "r", sys.stdin), (1, "w", sys.stdout),
+                                  (2, "w", sys.stderr)))
     finally:
         for fd, copy in zip((0, 1, 2), saved):
             os.dup2(copy, fd)
@@ -352,9 +353,11 @@ def child(header: dict[str, Any], fds: list[int], report: int) -> None:
     argv = payload["argv"]
     if payload["script"] is None:
         os.execv(argv[0], argv)
-    sys.stdin = sys.__stdin__ = _stdio[0]
-    sys.stdout = sys.__stdout__ = _stdio[1]
-    sys.stderr = sys.__stderr__ = _stdio[2]
+    # The script's streams, the originals included, as the interpreter makes them for a script
+    # (typeshed marks sys.__stdin__ and its kin Final: they are only assignable at run time).
+    sys.stdin = sys.__stdin__ = _stdio[0]  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = _stdio[1]  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = _stdio[2]  # type: ignore[misc]
     sys.argv = argv[1:]
     sys.path[0] = WORK
     os._exit(run_script(payload["script"]))
@@ -396,7 +399,7 @@ def run_script(path: str) -> int:
     try:
         threading = sys.modules.get("threading")  # as at interpreter exit: only if imported
         if threading is not None:
-            threading._shutdown()  # type: ignore[attr-defined]
+            threading._shutdown()
         atexit._run_exitfuncs()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -414,7 +417,7 @@ def exit_code(exc: SystemExit) -> int:
         return exc.code & 0xFF
     try:
         print(exc.code, file=sys.stderr)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001, S110 - its str() or stderr may fail: 1 either way
         pass
     return 1
 

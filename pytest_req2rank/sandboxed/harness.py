@@ -44,7 +44,7 @@ PROBE_TYPES = frozenset({type(None), bool, int, float, str, list, tuple, dict})
 
 PRISTINE = dict(builtins.__dict__)
 """The builtins as the interpreter made them, taken when this module is imported: before any
-code under test runs (in a fork-server, once: a copy in every child cost ~0.15 ms)."""
+code under test runs (in a fork-server, once for all its children rather than in each)."""
 
 
 class Timeout(BaseException):
@@ -163,8 +163,8 @@ def timed(action: Callable[[], Any], budget: float) -> tuple[str, Any, float]:
 
 def load_module(name: str) -> Any:
     """Import the solution module ``name`` (``name.py`` in the work directory) as the import
-    system would, without its finders and loaders: in a forked child they touched ~100 more
-    pages and cost ~0.5 ms. Anything else (a package, say) goes through ``__import__``."""
+    system would, without its finders and loaders, whose first use in a forked child copies
+    memory pages the child would otherwise share. Anything else (a package, say) goes through ``__import__``."""
     path = os.path.join(os.getcwd(), f"{name}.py")
     if name in sys.modules or not os.path.isfile(path):
         return __import__(name)

@@ -24,7 +24,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Store":  # sqlite-utils (~0.15 s) loads when the store is first opened
+    if name == "Store":  # sqlite-utils loads when the store is first opened, not at start-up
         from ._sqlite import Store
 
         return Store

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from ..models import ItemResult
 from ._check import BUSY_TIMEOUT_S, StoreUnusable, _check_tables, _describe
@@ -60,7 +60,7 @@ class History:
     def close(self) -> None:
         self._connection.close()
 
-    def __enter__(self) -> History:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -58,7 +58,7 @@ class Store:
     def _ensure_schema(self) -> None:
         tables = set(self.db.table_names())
         if "runs" not in tables:
-            self.db["runs"].create(
+            self.db.table("runs").create(
                 {
                     "run_id": str, "started_at": str, "finished_at": str, "model": str,
                     "suite": str, "seed": int, "plan": str, "settings": str, "summary": str,
@@ -68,12 +68,12 @@ class Store:
                 if_not_exists=True,
             )
         else:
-            columns = self.db["runs"].columns_dict
+            columns = self.db.table("runs").columns_dict
             for column in ("settings", "isolation", "sandbox", "plugin_version"):
                 if column not in columns:
-                    self.db["runs"].add_column(column, str)
+                    self.db.table("runs").add_column(column, str)
         if "items" not in tables:
-            self.db["items"].create(
+            self.db.table("items").create(
                 {
                     "run_id": str, "item_id": str, "dataset": str, "status": str,
                     "pass_ratio": float, "score": float, "finished_at": str, "result": str,
@@ -83,14 +83,14 @@ class Store:
                 foreign_keys=[("run_id", "runs", "run_id")],
                 if_not_exists=True,
             )
-            self.db["items"].create_index(["status"], if_not_exists=True)
+            self.db.table("items").create_index(["status"], if_not_exists=True)
         else:
-            columns = self.db["items"].columns_dict
+            columns = self.db.table("items").columns_dict
             for column, kind in (("score", float), ("task_id", str), ("sample", int)):
                 if column not in columns:
-                    self.db["items"].add_column(column, kind)
+                    self.db.table("items").add_column(column, kind)
         if "pass_at_k" not in tables:
-            self.db["pass_at_k"].create(
+            self.db.table("pass_at_k").create(
                 {"run_id": str, "dataset": str, "k": int, "value": float, "tasks": int,
                  "samples": int, "correct": int},
                 pk=("run_id", "dataset", "k"),
@@ -98,7 +98,7 @@ class Store:
                 if_not_exists=True,
             )
         if "submissions" not in tables:
-            self.db["submissions"].create(
+            self.db.table("submissions").create(
                 {"run_id": str, "hub_url": str, "nonce": str, "payload": str, "status": str,
                  "url": str, "receipt": str, "message": str, "updated_at": str},
                 pk="run_id",
@@ -106,7 +106,7 @@ class Store:
                 if_not_exists=True,
             )
         if "llm_cache" not in tables:
-            self.db["llm_cache"].create(
+            self.db.table("llm_cache").create(
                 {"key": str, "model": str, "created_at": str, "completion": str},
                 pk="key",
                 if_not_exists=True,
@@ -119,7 +119,7 @@ class Store:
         """Record a run as running (again, when it is resumed); ``isolation`` is the sandbox's
         isolation level, ``sandbox`` its description, ``plugin_version`` the writer's."""
         existing = self.run(run_id)
-        self.db["runs"].upsert(
+        self.db.table("runs").upsert(
             {
                 "run_id": run_id,
                 "started_at": existing["started_at"] if existing else started_at,
@@ -132,7 +132,7 @@ class Store:
         )
 
     def add_item(self, run_id: str, item: ItemResult) -> None:
-        # Plain SQL: sqlite-utils' upsert inspects the table on every call (0.6 ms an item).
+        # Plain SQL: sqlite-utils' upsert inspects the table's schema on every call.
         with self._lock:
             self.db.execute(
                 "INSERT INTO items (run_id, item_id, dataset, status, pass_ratio, score, "
@@ -150,12 +150,12 @@ class Store:
         """Record the run's end and its summary; the summary's pass@k (results JSON
         ``summary.pass_at_k``) also goes to the ``pass_at_k`` table, one row per dataset and k."""
         with self._lock:
-            self.db["runs"].update(
+            self.db.table("runs").update(
                 run_id, {"finished_at": finished_at, "summary": json.dumps(summary),
                          "status": status}
             )
             self.db.execute("DELETE FROM pass_at_k WHERE run_id = ?", [run_id])
-            self.db["pass_at_k"].insert_all(
+            self.db.table("pass_at_k").insert_all(
                 {"run_id": run_id, "dataset": dataset, "k": int(name.removeprefix("pass@")),
                  "value": value, "tasks": report["tasks"], "samples": report["samples"],
                  "correct": report["correct"]}
@@ -166,18 +166,18 @@ class Store:
     def pass_at_k(self, run_id: str) -> dict[str, dict[int, float]]:
         """The pass@k of a finished run: ``{dataset: {k: value}}``."""
         found: dict[str, dict[int, float]] = {}
-        for row in self.db["pass_at_k"].rows_where("run_id = ?", [run_id], order_by="dataset, k"):
+        for row in self.db.table("pass_at_k").rows_where("run_id = ?", [run_id], order_by="dataset, k"):
             found.setdefault(row["dataset"], {})[row["k"]] = row["value"]
         return found
 
     def items(self, run_id: str) -> list[ItemResult]:
         with self._lock:  # a worker's evaluation threads share the store
-            rows = list(self.db["items"].rows_where("run_id = ?", [run_id],
+            rows = list(self.db.table("items").rows_where("run_id = ?", [run_id],
                                                     order_by="finished_at"))
         return [ItemResult.model_validate_json(row["result"]) for row in rows]
 
     def run(self, run_id: str) -> dict[str, Any] | None:
-        rows = list(self.db["runs"].rows_where("run_id = ?", [run_id]))
+        rows = list(self.db.table("runs").rows_where("run_id = ?", [run_id]))
         return rows[0] if rows else None
 
     def save_submission(self, run_id: str, **fields: Any) -> None:
@@ -188,14 +188,14 @@ class Store:
         row = {key: json.dumps(value) if key in ("payload", "receipt") else value
                for key, value in fields.items()}
         with self._lock:
-            self.db["submissions"].upsert(
+            self.db.table("submissions").upsert(
                 {"run_id": run_id, **row, "updated_at": datetime.now(UTC).isoformat()},
                 pk="run_id", alter=False)
 
     def submission(self, run_id: str) -> dict[str, Any] | None:
         """A run's submission record (``payload`` and ``receipt`` parsed); None: never submitted."""
         with self._lock:
-            rows = list(self.db["submissions"].rows_where("run_id = ?", [run_id]))
+            rows = list(self.db.table("submissions").rows_where("run_id = ?", [run_id]))
         if not rows:
             return None
         row = dict(rows[0])
@@ -205,12 +205,15 @@ class Store:
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
-            rows = list(self.db["llm_cache"].rows_where("key = ?", [key]))
-        return json.loads(rows[0]["completion"]) if rows else None  # type: ignore[no-any-return]
+            rows = list(self.db.table("llm_cache").rows_where("key = ?", [key]))
+        if not rows:
+            return None
+        completion: dict[str, Any] = json.loads(rows[0]["completion"])
+        return completion
 
     def cache_put(self, key: str, model: str, completion: dict[str, Any]) -> None:
         with self._lock:
-            self.db["llm_cache"].upsert(
+            self.db.table("llm_cache").upsert(
                 {"key": key, "model": model, "created_at": datetime.now(UTC).isoformat(),
                  "completion": json.dumps(completion)},
                 pk="key",

@@ -37,7 +37,7 @@ def load_dynamic(options: DynamicOptions, *, seed: int) -> list[Task]:
     No model is called here: a task carries its plan entry (``spec``), from which
     any process rebuilds the requirement.
     """
-    from ..generation import build_requirement, plan_rounds  # ~0.5 s; static suites skip it
+    from ..generation import build_requirement, plan_rounds  # heavy; static suites skip it
 
     templates = _template_library(options.templates_dir)
     try:
