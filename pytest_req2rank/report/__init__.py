@@ -102,7 +102,6 @@ __all__ = [
     "detectable_line",
     "diversity_usage",
     "generated_schema",
-    "generated_schema",
     "html_report_problem",
     "in_plan_order",
     "item_counts",

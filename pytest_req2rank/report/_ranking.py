@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..models import ItemId, ItemResult
+from ..models import ItemResult
 from ..scoring import Interval, RankedModel, Ranking, rank_models
 from ._document import RankedRow, RankingSection, ResultsDocument
-from ._summary import scores_by_cluster
+from ._summary import scores_by_cluster, scores_by_model
 
 
 @dataclass(frozen=True)
@@ -92,13 +92,7 @@ def rank_items(items: Sequence[ItemResult], *, seed: int) -> Ranking | None:
     """The ranking table of a run of several models (items ``ITEM@MODEL``), paired: every
     model answered the same planned requirements. ``None`` when fewer than two models have a
     scored item."""
-    scores: dict[str, dict[str, list[float]]] = {}
-    for item in items:
-        parsed = ItemId.try_parse(item.item_id)
-        if parsed is None or parsed.model is None or item.score is None:
-            continue
-        cluster = item.cluster or str(parsed.without_model)
-        scores.setdefault(parsed.model, {}).setdefault(cluster, []).append(float(item.score))
+    scores = scores_by_model(items)
     if len(scores) < 2:
         return None
     return rank_models(scores, paired=True, seed=seed)

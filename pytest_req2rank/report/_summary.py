@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from ..models import INFRA_STATUSES, STATUSES, ItemResult, Usage
+from ..models import INFRA_STATUSES, STATUSES, ItemId, ItemResult, Usage
 from ..scoring import (
     PASS_AT_K,
     ProblemOutcome,
@@ -16,6 +16,7 @@ from ..scoring import (
     json_safe,
     like_model_sd,
     metric_names,
+    paired_difference_sd,
     pass_at_k,
     phase0_metrics,
     phase0_warnings,
@@ -151,16 +152,49 @@ def run_score(items: Sequence[ItemResult], *, seed: int) -> tuple[float | None, 
 
 
 def run_detectable_difference(items: Sequence[ItemResult]) -> DetectableDifference | None:
-    """The smallest difference the run could detect against a model of its own spread on the
-    same requirements (80 % power, alpha 0.05); None with fewer than two requirements, or
-    when every requirement scored the same (no spread seen, which says nothing of the next
-    model's)."""
+    """The smallest difference the run could detect (80 % power, alpha 0.05): between two of
+    its models on their shared requirements when it ran several (paired), else against a
+    model of its own spread on the same requirements. None with fewer than two
+    requirements, or when no spread was seen (which says nothing of the next model's)."""
+    by_model = scores_by_model(items)
+    if len(by_model) >= 2:
+        return _paired_detectable_difference(list(by_model.values()))
     clusters = scores_by_cluster(items)
     sd = like_model_sd(clusters)
     if not sd:
         return None
     return DetectableDifference(points=round(detectable_difference(sd, len(clusters)), 2),
                                 requirements=len(clusters), sd=round(sd, 2), basis="like-model")
+
+
+def _paired_detectable_difference(models: list[dict[str, list[float]]]
+                                  ) -> DetectableDifference | None:
+    """Over every pair of models, the root mean square of their per-requirement differences'
+    standard deviations, on the fewest requirements a pair shares."""
+    pairs = [paired_difference_sd(a, b) for i, a in enumerate(models) for b in models[i + 1:]]
+    measured = [pair for pair in pairs if pair is not None]
+    if not measured:
+        return None
+    sd = (sum(spread ** 2 for spread, _ in measured) / len(measured)) ** 0.5
+    shared = min(count for _, count in measured)
+    if not sd:
+        return None
+    return DetectableDifference(points=round(detectable_difference(sd, shared), 2),
+                                requirements=shared, sd=round(sd, 2), basis="paired")
+
+
+def scores_by_model(items: Sequence[ItemResult]) -> dict[str, dict[str, list[float]]]:
+    """A run of several models' scored items (``ITEM@MODEL``): per model, the scores per
+    requirement (the item's cluster, else its id without the model). Empty for a run of one
+    model."""
+    scores: dict[str, dict[str, list[float]]] = {}
+    for item in items:
+        parsed = ItemId.try_parse(item.item_id)
+        if parsed is None or parsed.model is None or item.score is None:
+            continue
+        cluster = item.cluster or str(parsed.without_model)
+        scores.setdefault(parsed.model, {}).setdefault(cluster, []).append(float(item.score))
+    return scores
 
 
 def scores_by_cluster(items: Sequence[ItemResult]) -> dict[str, list[float]]:

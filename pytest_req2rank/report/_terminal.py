@@ -88,7 +88,7 @@ def render_summary(
 def detectable_line(found: DetectableDifference) -> str:
     """What difference the run could detect, and against what."""
     against = ("a model of this run's spread on the same requirements" if found.basis ==
-               "like-model" else "the other model, paired")
+               "like-model" else "another of this run's models, paired on the requirements they share")
     return (f"detectable difference: {found.points:.1f} points vs {against} "
             f"({found.requirements} requirements, {found.power:.0%} power, alpha "
             f"{found.alpha:g}; `req2rank plan --difference D` says the rounds D needs)")

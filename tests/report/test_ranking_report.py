@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from pytest_req2rank.models import ItemResult
@@ -105,3 +106,29 @@ def test_the_markdown_report_states_the_detectable_difference() -> None:
     assert found is not None
     assert (f"Detectable difference: {found.points:.1f} points against a model of this run's "
             "spread on the same 4 requirements") in render_markdown(document)
+
+
+def _model_items(model: str, scores: list[float]) -> list[ItemResult]:
+    return [ItemResult(item_id=f"dynamic/r{i}@{model}", dataset="dynamic", task_id=f"r{i}",
+                       model=model, status="success" if score == 100 else "wrong_answer",
+                       kind="dynamic", score=score, cluster=f"req{i}")
+            for i, score in enumerate(scores)]
+
+
+def test_a_run_of_several_models_states_the_paired_difference_it_could_detect() -> None:
+    """Three models on four requirements: the figure is paired over the requirements the
+    models share (four, not twelve items), from the pairs' spreads of differences."""
+    a, b, c = [90.0, 70.0, 50.0, 30.0], [80.0, 70.0, 30.0, 30.0], [60.0, 50.0, 50.0, 10.0]
+    items = _model_items("a", a) + _model_items("b", b) + _model_items("c", c)
+    found = build_summary(items, planned=12, wall_time_s=1.0).detectable_difference
+    assert found is not None and found.basis == "paired" and found.requirements == 4
+    spreads = [float(np.std(np.subtract(x, y), ddof=1)) for x, y in ((a, b), (a, c), (b, c))]
+    sd = math.sqrt(sum(s ** 2 for s in spreads) / 3)
+    assert found.sd == pytest.approx(sd, abs=0.01)
+    assert found.points == pytest.approx(detectable_difference(sd, 4), abs=0.01)
+    assert "paired" in detectable_line(found)
+
+
+def test_models_that_differ_by_a_constant_detect_no_spread() -> None:
+    items = _model_items("a", [90.0, 70.0, 50.0]) + _model_items("b", [80.0, 60.0, 40.0])
+    assert build_summary(items, planned=6, wall_time_s=1.0).detectable_difference is None
