@@ -13,7 +13,7 @@ from typing import Any
 
 from ..models import BUILTIN_PREFIX
 from ..scoring import ERROR_DISTRIBUTION_STATUSES
-from ._document import BaselineReport, ResultsDocument, RunSummary, Totals
+from ._document import BaselineReport, RankingSection, ResultsDocument, RunSummary, Totals
 from ._nversion import NVersionSummary
 from ._run import item_counts
 from ._samples import SAMPLES_FILE, QaSamples
@@ -49,6 +49,8 @@ def render_markdown(document: Document, baseline: Document | None = None) -> str
     summary = doc.summary
     parts = [f"# req2rank report: {_code(doc.run.model)} on {_code(doc.run.suite)}",
              _model_info(doc), _score(summary)]
+    if summary.ranking is not None:
+        parts.append(_ranking(summary.ranking))
     if summary.baseline is not None:
         parts.append(_before_after(summary.baseline, doc, before))
     if summary.phase0:
@@ -167,6 +169,25 @@ def _before_after(comparison: BaselineReport, doc: ResultsDocument,
         lines += ["", "Regressed most: " + ", ".join(
             f"{_code(r.requirement)} {r.baseline:.0f} → {r.candidate:.0f}"
             for r in comparison.worst) + "."]
+    return "\n".join(lines)
+
+
+def _ranking(ranking: RankingSection) -> str:
+    """The models best first, with their intervals and the groups the data cannot separate."""
+    level = f"{ranking.level:.0%}"
+    how = "paired: every model on the same requirements" if ranking.paired else "unpaired"
+    rows = [[str(row.rank), f"{row.rank_low}-{row.rank_high}", str(row.group), _code(row.model),
+             f"{row.score:.1f}", f"{row.score_low:.1f}-{row.score_high:.1f}",
+             "-" if i == 0 else f"{row.diff_to_leader:+.1f}",
+             "" if i == 0 else f"{row.diff_low:+.1f} to {row.diff_high:+.1f}",
+             str(row.requirements)] for i, row in enumerate(ranking.models)]
+    lines = ["## Ranking", "", f"{len(ranking.models)} models ({how}; {level} intervals).", "",
+             _table(["rank", f"{level} rank", "group", "model", "score", f"{level} CI",
+                     "diff to #1", f"{level} CI", "requirements"], rows)]
+    tied = [" = ".join(_code(model) for model in group) for group in ranking.groups
+            if len(group) > 1]
+    if tied:
+        lines += ["", "The data cannot separate: " + "; ".join(tied) + "."]
     return "\n".join(lines)
 
 

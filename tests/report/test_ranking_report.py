@@ -13,8 +13,11 @@ from pytest_req2rank.report import (
     RunInfo,
     build_summary,
     detectable_line,
+    rank_items,
     rank_runs,
     ranking_lines,
+    ranking_section,
+    render_markdown,
     shared_plan,
     validate_results,
 )
@@ -132,3 +135,30 @@ def test_a_run_of_several_models_states_the_paired_difference_it_could_detect() 
 def test_models_that_differ_by_a_constant_detect_no_spread() -> None:
     items = _model_items("a", [90.0, 70.0, 50.0]) + _model_items("b", [80.0, 60.0, 40.0])
     assert build_summary(items, planned=6, wall_time_s=1.0).detectable_difference is None
+
+
+def test_the_markdown_report_of_several_models_shows_their_ranking() -> None:
+    """A clear winner and two models the data cannot separate: the table is best first,
+    the leader's difference left blank, and the tie named."""
+    items = (_model_items("strong", [100.0] * 12) + _model_items("weak", [0.0, 100.0] * 6)
+             + _model_items("weak-too", [100.0, 0.0] * 6))
+    summary = build_summary(items, planned=len(items), wall_time_s=1.0, seed=3)
+    ranking = rank_items(items, seed=3)
+    assert ranking is not None
+    summary = summary.model_copy(update={"ranking": ranking_section(ranking, seed=3)})
+    document = ResultsDocument(
+        run=RunInfo(id="r", seed=3, model="strong,weak,weak-too", suite="dynamic",
+                    sandbox="process", plugin_version="0", started_at="t0", finished_at="t1"),
+        summary=summary, items=items)
+    markdown = render_markdown(document)
+    table = markdown.split("## Ranking", 1)[1].split("\n\n")
+    assert "3 models (paired: every model on the same requirements; 95% intervals)." in table[1]
+    rows = [line for line in table[2].splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[0].startswith("| rank | 95% rank | group | model |")
+    assert rows[1].startswith("| 1 | 1-1 | 1 | `strong` | 100.0 | 100.0-100.0 | - |  | 12 |")
+    assert {row.split(" | ")[3] for row in rows[2:]} == {"`weak`", "`weak-too`"}
+    assert all(row.split(" | ")[2] == "2" for row in rows[2:])
+    assert "The data cannot separate: `weak` = `weak-too`." in markdown \
+        or "The data cannot separate: `weak-too` = `weak`." in markdown
+    single = render_markdown(_document("r1", "m", [100.0, 0.0, 100.0]))
+    assert "## Ranking" not in single
