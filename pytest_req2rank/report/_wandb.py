@@ -88,6 +88,13 @@ def wandb_metrics(document: ResultsDocument) -> dict[str, float]:
         for field in ("baseline_score", "candidate_score", "diff", "diff_low", "diff_high",
                       "n_pairs"):
             put(f"baseline/{field}", getattr(baseline, field))
+    if summary.detectable_difference is not None:
+        put("run/detectable_difference", summary.detectable_difference.points)
+    if summary.ranking is not None:
+        for row in summary.ranking.models:
+            for field in ("score", "score_low", "score_high", "diff_to_leader", "diff_low",
+                          "diff_high", "rank", "rank_low", "rank_high", "group"):
+                put(f"ranking/{row.model}/{field}", getattr(row, field))
     return metrics
 
 

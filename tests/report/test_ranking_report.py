@@ -20,6 +20,7 @@ from pytest_req2rank.report import (
     render_markdown,
     shared_plan,
     validate_results,
+    wandb_metrics,
 )
 from pytest_req2rank.scoring import detectable_difference
 
@@ -137,19 +138,23 @@ def test_models_that_differ_by_a_constant_detect_no_spread() -> None:
     assert build_summary(items, planned=6, wall_time_s=1.0).detectable_difference is None
 
 
-def test_the_markdown_report_of_several_models_shows_their_ranking() -> None:
-    """A clear winner and two models the data cannot separate: the table is best first,
-    the leader's difference left blank, and the tie named."""
+def _ranked_document() -> ResultsDocument:
+    """A clear winner and two models the data cannot separate, ranked as a run ranks them."""
     items = (_model_items("strong", [100.0] * 12) + _model_items("weak", [0.0, 100.0] * 6)
              + _model_items("weak-too", [100.0, 0.0] * 6))
     summary = build_summary(items, planned=len(items), wall_time_s=1.0, seed=3)
     ranking = rank_items(items, seed=3)
     assert ranking is not None
     summary = summary.model_copy(update={"ranking": ranking_section(ranking, seed=3)})
-    document = ResultsDocument(
+    return ResultsDocument(
         run=RunInfo(id="r", seed=3, model="strong,weak,weak-too", suite="dynamic",
                     sandbox="process", plugin_version="0", started_at="t0", finished_at="t1"),
         summary=summary, items=items)
+
+
+def test_the_markdown_report_of_several_models_shows_their_ranking() -> None:
+    """The table is best first, the leader's difference left blank, and the tie named."""
+    document = _ranked_document()
     markdown = render_markdown(document)
     table = markdown.split("## Ranking", 1)[1].split("\n\n")
     assert "3 models (paired: every model on the same requirements; 95% intervals)." in table[1]
@@ -162,3 +167,11 @@ def test_the_markdown_report_of_several_models_shows_their_ranking() -> None:
         or "The data cannot separate: `weak-too` = `weak`." in markdown
     single = render_markdown(_document("r1", "m", [100.0, 0.0, 100.0]))
     assert "## Ranking" not in single
+
+
+def test_weights_and_biases_gets_each_models_ranking() -> None:
+    metrics = wandb_metrics(_ranked_document())
+    assert metrics["ranking/strong/rank"] == 1 and metrics["ranking/strong/score"] == 100.0
+    assert metrics["ranking/weak/group"] == metrics["ranking/weak-too/group"] == 2
+    assert metrics["ranking/weak/diff_to_leader"] == -50.0
+    assert metrics["run/detectable_difference"] > 0
