@@ -190,8 +190,11 @@ def selection(item_ids: Iterable[str]) -> str:
 
 def selectable(item_id: str) -> bool:
     """Whether pytest's ``-k`` can name ``item_id`` exactly (as ``test_task[ID]``): an item
-    id's characters are all ones its expressions' names take."""
-    return ItemId.try_parse(item_id) is not None
+    id's characters are all ones its expressions' names take. A model part (``@MODEL``, any
+    characters but whitespace and brackets) is not: the hub replays runs of one model, whose
+    ids carry none, and a submitted id that does is the submitter's text."""
+    parsed = ItemId.try_parse(item_id)
+    return parsed is not None and parsed.model is None
 
 
 def replay_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -96,6 +96,7 @@ def test_items_are_selected_by_their_exact_names() -> None:
         "test_task[humaneval/HumanEval_1] or test_task[dynamic/r3-a+b-C1-x]"
     assert selectable("dynamic/r3-di-container+flex-row-layout-C3-developer-tools")
     assert not selectable("jsonl/task (1)") and not selectable("x] or test_task[y")
+    assert not selectable("humaneval/HumanEval_0@x)or(test_task")  # submitted: not an -k name
 
 
 def _rows(claimed: list[float], replayed: list[float]) -> list[dict]:
