@@ -96,9 +96,10 @@ class Controller:
     ``finished`` are the items a resumed run had already finished, ``kept`` the ids of those
     it keeps (the others, lost to infrastructure, run again).
 
-    The store and the report machinery (sqlite-utils, the schema validator) are
-    imported when the first item arrives: by then the workers have started, and a
-    controller that imported them up front would delay every worker's start.
+    The store and the report machinery (sqlite-utils, numpy, the schema validator) are
+    imported when the controller is made, whole, before any item runs: a Ctrl-C may land
+    anywhere after that, and an import it tears (numpy's cannot be redone in the same
+    process) would break the summary an interrupted run still writes.
     """
 
     def __init__(
@@ -112,6 +113,9 @@ class Controller:
         finished: list[ItemResult] | None = None,
         kept: frozenset[str] = frozenset(),
     ) -> None:
+        from .. import report  # noqa: F401  (whole before the first item: class docstring)
+        from ..store import Store  # noqa: F401  (as the report)
+
         self.settings = settings
         self.plan = plan
         self.paths = OutputPaths(settings, plan.run_id)
@@ -158,7 +162,7 @@ class Controller:
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
         self.run_now.add(item.item_id)
-        from .. import report  # loaded once the workers run (class docstring)
+        from .. import report  # loaded with the controller (class docstring)
 
         self._in_store(lambda store: store.add_item(self.plan.run_id, item))
         for listener in self.listeners:
@@ -188,7 +192,7 @@ class Controller:
 
     def _open_store(self) -> Store:
         if self._store is None:
-            from ..store import Store  # loaded once the workers run (class docstring)
+            from ..store import Store  # loaded with the controller (class docstring)
 
             self._store = Store(self.paths.store)
             self._store.start_run(
@@ -209,7 +213,7 @@ class Controller:
         """Summarize, apply the gates and write the results JSON; ``None`` when no item ran."""
         if not self.items:
             return None
-        # loaded once the workers run (class docstring)
+        # loaded with the controller (class docstring)
         from ..report import (
             ResultsDocument,
             RunInfo,
@@ -290,7 +294,7 @@ class Controller:
 
     def _write_results(self, document: ResultsDocument) -> None:
         """Write the results JSON; when it cannot be, keep it elsewhere and say where."""
-        # loaded once the workers run (class docstring)
+        # loaded with the controller (class docstring)
         from ..report import InvalidResults, write_results
 
         results = self.paths.results
@@ -313,7 +317,7 @@ class Controller:
         self.output_errors["results"] = f"{problem}; " + ("; ".join(places) or "nothing of it was kept")
 
     def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
-        # loaded once the workers run (class docstring)
+        # loaded with the controller (class docstring)
         from ..report import GateReport, compare_runs
         from ..scoring import score_gate
 
