@@ -1,12 +1,16 @@
-"""What each benchmark item records with pytest's ``record_property``: ``--junitxml`` then
-carries it as the test case's properties."""
+"""What each benchmark item records with pytest's ``record_property`` (``--junitxml`` then
+carries it as the test case's properties), and what a run of several models records for the
+whole session (the test suite's properties: its ranking)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import pytest
+
     from ..models import ItemResult
+    from ..report import RankingSection
 
 
 def item_properties(result: ItemResult) -> list[tuple[str, str]]:
@@ -22,3 +26,42 @@ def item_properties(result: ItemResult) -> list[tuple[str, str]]:
         ("r2r_cost_usd", None if result.usage.cost_usd is None else f"{result.usage.cost_usd:.6f}"),
     ]
     return [(name, str(value)) for name, value in values if value is not None]
+
+
+def ranking_properties(ranking: RankingSection) -> list[tuple[str, str]]:
+    """The ranking of a run of several models, best first: how it was computed, then per model
+    ``r2r_ranking/MODEL/…`` its rank, rank interval, group, score and CI, difference to the
+    leader and CI, and requirements (the names W&B logs, under ``r2r_``)."""
+    found = [("r2r_ranking_models", ",".join(row.model for row in ranking.models)),
+             ("r2r_ranking_paired", str(ranking.paired).lower()),
+             ("r2r_ranking_level", f"{ranking.level:g}")]
+    for row in ranking.models:
+        name = f"r2r_ranking/{row.model}"
+        found += [
+            (f"{name}/rank", str(row.rank)),
+            (f"{name}/rank_low", str(row.rank_low)),
+            (f"{name}/rank_high", str(row.rank_high)),
+            (f"{name}/group", str(row.group)),
+            (f"{name}/score", f"{row.score:.2f}"),
+            (f"{name}/score_low", f"{row.score_low:.2f}"),
+            (f"{name}/score_high", f"{row.score_high:.2f}"),
+            (f"{name}/diff_to_leader", f"{row.diff_to_leader:.2f}"),
+            (f"{name}/diff_low", f"{row.diff_low:.2f}"),
+            (f"{name}/diff_high", f"{row.diff_high:.2f}"),
+            (f"{name}/requirements", str(row.requirements)),
+        ]
+    return found
+
+
+def record_suite_properties(config: pytest.Config, properties: list[tuple[str, str]]) -> None:
+    """Add ``properties`` to the test suite of the session's ``--junitxml`` file (none asked:
+    nothing). Before pytest writes the file, at the end of the session."""
+    # pytest's writer is reached only through its stash key: no public hook adds a suite's
+    # properties after the tests ran (pytest-dev/pytest#7767)
+    from _pytest.junitxml import xml_key
+
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for name, value in properties:
+        xml.add_global_property(name, value)
