@@ -28,28 +28,23 @@ def item_properties(result: ItemResult) -> list[tuple[str, str]]:
     return [(name, str(value)) for name, value in values if value is not None]
 
 
+RANK_FIELDS = ("rank", "rank_low", "rank_high", "group", "requirements")
+SCORE_FIELDS = ("score", "score_low", "score_high", "diff_to_leader", "diff_low", "diff_high")
+"""A ranked model's properties: whole numbers, and scores (two decimals)."""
+
+
 def ranking_properties(ranking: RankingSection) -> list[tuple[str, str]]:
     """The ranking of a run of several models, best first: how it was computed, then per model
-    ``r2r_ranking/MODEL/…`` its rank, rank interval, group, score and CI, difference to the
-    leader and CI, and requirements (the names W&B logs, under ``r2r_``)."""
+    ``r2r_ranking/MODEL/…`` its rank, rank interval, group and requirements, its score and
+    CI, its difference to the leader and CI (the names W&B logs, under ``r2r_``)."""
     found = [("r2r_ranking_models", ",".join(row.model for row in ranking.models)),
              ("r2r_ranking_paired", str(ranking.paired).lower()),
              ("r2r_ranking_level", f"{ranking.level:g}")]
     for row in ranking.models:
-        name = f"r2r_ranking/{row.model}"
-        found += [
-            (f"{name}/rank", str(row.rank)),
-            (f"{name}/rank_low", str(row.rank_low)),
-            (f"{name}/rank_high", str(row.rank_high)),
-            (f"{name}/group", str(row.group)),
-            (f"{name}/score", f"{row.score:.2f}"),
-            (f"{name}/score_low", f"{row.score_low:.2f}"),
-            (f"{name}/score_high", f"{row.score_high:.2f}"),
-            (f"{name}/diff_to_leader", f"{row.diff_to_leader:.2f}"),
-            (f"{name}/diff_low", f"{row.diff_low:.2f}"),
-            (f"{name}/diff_high", f"{row.diff_high:.2f}"),
-            (f"{name}/requirements", str(row.requirements)),
-        ]
+        values = row.model_dump()
+        found += [(f"r2r_ranking/{row.model}/{key}", str(values[key])) for key in RANK_FIELDS]
+        found += [(f"r2r_ranking/{row.model}/{key}", f"{values[key]:.2f}")
+                  for key in SCORE_FIELDS]
     return found
 
 
