@@ -204,8 +204,8 @@ def test_no_docker_engine_stops_at_start(bench: pytest.Pytester,
 
 @pytest.mark.parametrize(("args", "expected"), [
     (("--r2r-resume=nope", "--r2r-db=store.db"),
-     "--r2r-resume: no run 'nope' in */store.db; pick a run id from the store (its runs table) "
-     "or a results.json, and the same --r2r-db"),
+     "--r2r-resume: no run 'nope' in */store.db; `req2rank runs --db */store.db` lists its "
+     "runs (the id is also in a run's header and results.json)"),
     (("--r2r-resume=nope", "--r2r-db=missing.db"),
      "--r2r-resume: no store at */missing.db, so no run 'nope' to resume; pass the --r2r-db (or "
      "--r2r-dir) of the interrupted run"),
