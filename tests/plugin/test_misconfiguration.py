@@ -193,7 +193,7 @@ def test_no_sandboxfusion_server_stops_at_start(bench: pytest.Pytester) -> None:
 
 def test_no_docker_engine_stops_at_start(bench: pytest.Pytester,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """134 lines of INTERNALERROR before."""
+    """One line naming the engine's socket, not an INTERNALERROR traceback."""
     socket = bench.path / "no-engine-here.sock"
     monkeypatch.setenv("DOCKER_HOST", f"unix://{socket}")
     one_line(bench.runpytest_subprocess(SUITE, "--r2r-sandbox=docker", *SERIAL),
