@@ -30,7 +30,8 @@ def add_rank_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_rank(args: argparse.Namespace) -> int:
     if len(args.run_ids) < 2:
-        raise CommandError("rank needs at least two runs: req2rank rank RUN_A RUN_B [RUN…]")
+        raise CommandError("rank needs at least two runs: req2rank rank RUN_A RUN_B [RUN…] (a "
+                           "run of several models ranks them in its summary: req2rank show RUN)")
     with open_history(args.db) as history:
         documents = [load_run(history, run_id).document for run_id in args.run_ids]
     try:

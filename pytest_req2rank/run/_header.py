@@ -138,8 +138,9 @@ def repeat_warning(repeated: dict[str, int], n: int) -> str | None:
 
 
 def _items_description(evaluator: Evaluator) -> str:
-    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``; an
-    N-version run's ``585 items: 39 tasks x (5 versions + 10 ensemble checks)``."""
+    """``12 items``, or with several samples per task ``36 items: 12 tasks x 3 samples``
+    (``72 items: 12 tasks x 3 samples x 2 models`` in a run of several models); an N-version
+    run's ``585 items: 39 tasks x (5 versions + 10 ensemble checks)``."""
     items = len(evaluator.plan.item_ids)
     n = evaluator.plan.nversion
     if n is not None:
@@ -150,9 +151,11 @@ def _items_description(evaluator: Evaluator) -> str:
     if evaluator.plan.samples == 1:
         return f"{items} items"
     tasks = len({task.task_item_id for task in evaluator.tasks.values()})
-    if tasks * evaluator.plan.samples == items:
-        return f"{items} items: {tasks} tasks x {evaluator.plan.samples} samples"
-    return f"{items} items: {tasks} tasks, up to {evaluator.plan.samples} samples each"
+    models = len(evaluator.settings.ranked_models)
+    by_model = f" x {models} models" if models > 1 else ""
+    if tasks * evaluator.plan.samples * models == items:
+        return f"{items} items: {tasks} tasks x {evaluator.plan.samples} samples{by_model}"
+    return f"{items} items: {tasks} tasks, up to {evaluator.plan.samples} samples each{by_model}"
 
 
 def sandbox_line(level: IsolationLevel, description: str, sandbox: SandboxSpec) -> str:

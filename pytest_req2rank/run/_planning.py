@@ -240,8 +240,8 @@ def _resumed_plan(settings: Settings, db: Path) -> tuple[RunPlan, list[ItemResul
         run = store.run(run_id)
         if run is None:
             raise SettingsError(
-                f"--r2r-resume: no run {run_id!r} in {db}; pick a run id from the store "
-                "(its runs table) or a results.json, and the same --r2r-db"
+                f"--r2r-resume: no run {run_id!r} in {db}; `req2rank runs --db {db}` lists "
+                "its runs (the id is also in a run's header and results.json)"
             )
         plan = RunPlan.model_validate_json(run["plan"])
         for field, stored, same in (

@@ -78,7 +78,8 @@ def test_rank_runs_of_different_seeds_unpaired(db: Path,
 def test_rank_mistakes_are_one_line(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = cli(capsys, "rank", "--db", str(db), "run-weak")
     assert code == 2 and err == [("req2rank rank: error: rank needs at least two runs: req2rank "
-                                 "rank RUN_A RUN_B [RUN…]")]
+                                 "rank RUN_A RUN_B [RUN…] (a run of several models ranks them in "
+                                 "its summary: req2rank show RUN)")]
     code, _, err = cli(capsys, "rank", "--db", str(db), "run-weak", "nope")
     assert code == 2 and len(err) == 1 and "no run 'nope'" in err[0]
 

@@ -98,3 +98,5 @@ def test_several_models_answer_the_same_planned_items() -> None:
     assert list(planned) == list(several.item_ids)
     assert {task.item_id for task in planned.values()} == set(several.item_ids)
     assert planned[f"{one.item_ids[0]}@b/x:1"].task_id == planned[f"{one.item_ids[0]}@a"].task_id
+    # the requirement every model answers: the run pairs its models on it
+    assert {task.task_item_id for task in planned.values()} == set(one.item_ids)

@@ -193,7 +193,7 @@ def test_no_sandboxfusion_server_stops_at_start(bench: pytest.Pytester) -> None:
 
 def test_no_docker_engine_stops_at_start(bench: pytest.Pytester,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """134 lines of INTERNALERROR before."""
+    """One line naming the engine's socket, not an INTERNALERROR traceback."""
     socket = bench.path / "no-engine-here.sock"
     monkeypatch.setenv("DOCKER_HOST", f"unix://{socket}")
     one_line(bench.runpytest_subprocess(SUITE, "--r2r-sandbox=docker", *SERIAL),
@@ -204,8 +204,8 @@ def test_no_docker_engine_stops_at_start(bench: pytest.Pytester,
 
 @pytest.mark.parametrize(("args", "expected"), [
     (("--r2r-resume=nope", "--r2r-db=store.db"),
-     "--r2r-resume: no run 'nope' in */store.db; pick a run id from the store (its runs table) "
-     "or a results.json, and the same --r2r-db"),
+     "--r2r-resume: no run 'nope' in */store.db; `req2rank runs --db */store.db` lists its "
+     "runs (the id is also in a run's header and results.json)"),
     (("--r2r-resume=nope", "--r2r-db=missing.db"),
      "--r2r-resume: no store at */missing.db, so no run 'nope' to resume; pass the --r2r-db (or "
      "--r2r-dir) of the interrupted run"),

@@ -44,7 +44,7 @@ def bench(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_an_unusable_store_stops_at_start_and_stays_as_it_was(
     bench: pytest.Pytester, make, expected: str, workers: tuple[str, ...]
 ) -> None:
-    """52-198 lines of INTERNALERROR before, with the user's file untouched (and still so)."""
+    """One line, no INTERNALERROR traceback, and the user's file left untouched."""
     path = bench.path / "store.db"
     make(path)
     before = path.read_bytes() if path.is_file() else None

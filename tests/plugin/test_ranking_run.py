@@ -63,6 +63,11 @@ def test_three_instruments_ranked_on_one_plan(bench: pytest.Pytester) -> None:
     assert {item["model"] for item in data["items"]} == set(MODELS)
     for item in data["items"]:
         assert item["model"] == ItemId.parse(item["item_id"]).model
+        # every model's answer to a task measures the same requirement
+        assert item["cluster"] == str(ItemId.parse(item["item_id"]).without_model)
+    found = data["summary"]["detectable_difference"]
+    assert found["basis"] == "paired" and found["requirements"] == 8
+    result.stdout.fnmatch_lines(["detectable difference: * (8 requirements, *"])
 
     ranking = data["summary"]["ranking"]
     assert ranking["paired"] is True and ranking["seed"] == 11 and ranking["level"] == 0.95
@@ -151,6 +156,17 @@ def test_the_ranking_reaches_the_html_report_junit_xml_and_the_store(
     start = out.index(next(line for line in out if line.startswith("ranking of 3 models")))
     table_lines = ranking_lines(section_ranking(RankingSection.model_validate(ranking)))
     assert out[start + 1:start + 1 + len(table_lines)] == table_lines
+
+
+def test_the_header_counts_tasks_samples_and_models(bench: pytest.Pytester) -> None:
+    result = bench.runpytest("--r2r-suite=humaneval", "--r2r-sample=2", "--r2r-seed=11",
+                             "--r2r-samples-per-task=2", "--r2r-temperature=0.5",
+                             f"--r2r-model={MODELS[1]},{MODELS[2]}", "-p", "no:xdist")
+    result.stdout.fnmatch_lines(
+        ["req2rank: run * | suite humaneval (8 items: 2 tasks x 2 samples x 2 models) | *"])
+    data = json.loads(next((bench.path / ".req2rank" / "runs").glob("*/results.json")).read_text())
+    clusters = {item["cluster"] for item in data["items"]}
+    assert len(clusters) == 2 and all("@" not in cluster for cluster in clusters)
 
 
 def test_a_ranking_run_resumes_with_its_models(bench: pytest.Pytester) -> None:
