@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..models import ItemResult
 from ..scoring import Interval, RankedModel, Ranking, rank_models
+from ._columns import aligned
 from ._document import RankedRow, RankingSection, ResultsDocument
 from ._summary import scores_by_cluster, scores_by_model
 
@@ -76,11 +77,7 @@ def ranking_lines(ranking: Ranking) -> list[str]:
             f"{row.diff_to_leader.low:+.1f} to {row.diff_to_leader.high:+.1f}",
             str(row.requirements),
         ])
-    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
-    left = {3}
-    lines = ["  ".join(cell.ljust(w) if i in left else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(line, widths, strict=True))).rstrip()
-             for line in table]
+    lines = aligned(table, left={3})
     groups = ranking.groups
     if len(groups) < len(ranking.models):
         tied = "; ".join(" = ".join(group) for group in groups if len(group) > 1)

@@ -39,12 +39,12 @@ def test_three_instruments_ranked_on_one_plan(bench: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines([
         "*req2rank summary*",
         f"run * | model {','.join(MODELS)} | suite humaneval | seed 11 *",
-        "ranking of 3 models (paired over the same requirements*",
+        "ranking of 3 models (paired over the same requirements):",
         "rank  95% rank  group  model *score*diff to #1*reqs",
         "   1*r2r/reference     100.0  100.0-100.0  *-  *8",
     ])
     data = results(bench)
-    assert data["schema_version"] == 5
+    assert data["schema_version"] == 6
     assert data["run"]["model"] == ",".join(MODELS)
     assert data["run"]["settings"]["model"] == MODELS[0]
     assert data["run"]["settings"]["models"] == list(MODELS)
