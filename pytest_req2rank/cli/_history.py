@@ -66,6 +66,8 @@ def _run_row(row: dict[str, Any], summary: RunSummary | None) -> list[str]:
                 _short(row["suite"]), str(row["items"]), "n/a", "n/a"]
     score = "n/a" if summary.overall_score is None else f"{summary.overall_score:.1f}"
     ci = "n/a" if summary.ci95 is None else f"{summary.ci95.low:.1f}-{summary.ci95.high:.1f}"
+    if summary.by_model is not None:  # no score pools its models: `show` gives each one's
+        score, ci = "by model", f"{len(summary.by_model)} models"
     finished, planned = item_counts(summary)  # an N-version run's ensemble checks included
     return [row["run_id"], _when(row["started_at"]), status, _short(row["model"]),
             _short(row["suite"]), f"{finished}/{planned}", score, ci]

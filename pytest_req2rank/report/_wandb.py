@@ -95,6 +95,20 @@ def wandb_metrics(document: ResultsDocument) -> dict[str, float]:
             for field in ("score", "score_low", "score_high", "diff_to_leader", "diff_low",
                           "diff_high", "rank", "rank_low", "rank_high", "group"):
                 put(f"ranking/{row.model}/{field}", getattr(row, field))
+    for model, own in (summary.by_model or {}).items():
+        put(f"model/{model}/score", own.overall_score)
+        if own.ci95 is not None:
+            put(f"model/{model}/ci95_low", own.ci95.low)
+            put(f"model/{model}/ci95_high", own.ci95.high)
+        put(f"model/{model}/items_total", own.items_total)
+        for status, count in own.status_counts.items():
+            put(f"model/{model}/status/{status}", count)
+        for dimension, score in own.dimensions.items():
+            put(f"model/{model}/dimensions/{dimension}", score)
+        for field in ("calls", "prompt_tokens", "completion_tokens", "cost_usd"):
+            put(f"model/{model}/{field}", getattr(own.totals, field))
+        for name, value in own.metrics.items():
+            put(f"model/{model}/{name}", value)
     return metrics
 
 
