@@ -49,21 +49,20 @@ def build_summary(
     A run of several models (items ``ITEM@MODEL``) gets each model's own summary
     (``by_model``, in the order of ``planned_by_model``: each model's planned items, else as
     the items first name them), and its warnings name the model whose metric is out of range."""
-    overall, ci95 = run_score(items, seed=seed)
+    pooled = model_summary(items, planned=planned, wall_time_s=wall_time_s, seed=seed,
+                           with_pass_at_k=with_pass_at_k)
     roles: dict[Role, Usage] = dict(role_usage(items).items())
     if diversity is not None:
         roles["diversity"] = diversity
     if preflight is not None:
         roles["preflight"] = preflight
-    datasets = dataset_figures(items, wall_time_s, with_pass_at_k=with_pass_at_k)
-    judging, judging_warnings = judging_summary(items)
     by_model = models_summary(items, wall_time_s=wall_time_s, seed=seed,
                               with_pass_at_k=with_pass_at_k, planned=planned_by_model)
-    warnings = datasets.warnings if by_model is None else [
-        f"{model}: {warning}" for model, summary in by_model.items()
-        for dataset, values in summary.phase0.items()
-        for warning in phase0_warnings(dataset, values)]
-    warnings += judging_warnings
+    warnings = list(pooled.warnings)
+    if by_model is not None:  # each model's alerts in place of the pooled rates'
+        pooled_alerts = alerts(pooled)
+        warnings = [f"{model}: {alert}" for model, own in by_model.items()
+                    for alert in alerts(own)] + [w for w in warnings if w not in pooled_alerts]
     fallbacks = generator_fallback_warning(items)
     warnings += [fallbacks] if fallbacks else []
     if len(items) < planned:
@@ -71,25 +70,21 @@ def build_summary(
             f"{planned - len(items)} of {planned} planned items have no result "
             "(deselected, interrupted or stopped early); the score covers finished items only"
         )
-    return RunSummary(
-        overall_score=overall,
-        ci95=ci95,
-        detectable_difference=run_detectable_difference(items),
-        items_total=len(items),
-        items_planned=planned,
-        status_counts=status_counts(items),
-        phase0=datasets.phase0,
-        pass_at_k=datasets.pass_at_k,
-        metrics=datasets.metrics,
-        warnings=warnings,
-        totals=totals_of(sum(roles.values(), Usage())),
-        totals_by_role={name: totals_of(usage) for name, usage in roles.items()},
-        dimensions=dimension_scores(items),
-        agreement=agreement_band(judging.sigma) if judging and judging.sigma is not None else None,
-        judging=judging,
-        by_model=by_model,
-        wall_time_s=round(wall_time_s, 3),
-    )
+    shared = {name: getattr(pooled, name) for name in ModelSummary.model_fields}
+    return RunSummary(**shared | {
+        "detectable_difference": run_detectable_difference(items),
+        "warnings": warnings,
+        "totals": totals_of(sum(roles.values(), Usage())),
+        "totals_by_role": {name: totals_of(usage) for name, usage in roles.items()},
+        "by_model": by_model,
+        "wall_time_s": round(wall_time_s, 3),
+    })
+
+
+def alerts(summary: ModelSummary) -> list[str]:
+    """The Phase-0 metrics of ``summary`` outside their normal range, one line each."""
+    return [alert for dataset, values in summary.phase0.items()
+            for alert in phase0_warnings(dataset, values)]
 
 
 def models_summary(items: Sequence[ItemResult], *, wall_time_s: float, seed: int,

@@ -265,6 +265,7 @@ def test_wandb_logs_each_models_own_figures() -> None:
     assert metrics[f"model/{WEAK}/eval/demo/api_error_rate"] == 0.25
     assert metrics[f"model/{WEAK}/status/api_error"] == 1
     assert metrics[f"model/{STRONG}/completion_tokens"] == 40
+    assert metrics[f"model/{STRONG}/items_planned"] == 4
     single = [answer(f"t{k}", s, None) for k, s in enumerate(STRONG_STATUSES)]
     assert not any(name.startswith("model/") for name in wandb_metrics(document(single, STRONG)))
 
