@@ -44,7 +44,8 @@ class Progress:
         self._graded += 1
         if item.score is not None:
             found = ItemId.try_parse(item.item_id)
-            self._scores.setdefault(found and found.model, []).append(item.score)
+            model = None if found is None else found.model
+            self._scores.setdefault(model, []).append(item.score)
         self._calls += (item.usage.calls + item.generator_usage.calls
                         + sum(verdict.usage.calls for verdict in item.judges))
         if in_flight is not None:
