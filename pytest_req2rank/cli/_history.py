@@ -7,6 +7,7 @@ import argparse
 import json
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ def add_runs_arguments(parser: argparse.ArgumentParser) -> None:
 def run_runs(args: argparse.Namespace) -> int:
     with open_history(args.db) as history:
         rows = history.runs()
+        rankings = history.rankings()
         if args.limit is not None:
             rows = rows[:max(args.limit, 0)]
         table = [["run", "started", "status", "model", "suite", "items", "score", "95% CI"]]
@@ -43,7 +45,7 @@ def run_runs(args: argparse.Namespace) -> int:
             summary = _summary(row) if row.get("summary") else None
             if summary is None and row.get("status") == "running":
                 summary = load_run(history, row["run_id"]).document.summary
-            table.append(_run_row(row, summary))
+            table.append(_run_row(row, summary, rankings.get(row["run_id"])))
     if len(table) == 1:
         print(f"no runs in {args.db}")
         return EXIT_OK
@@ -59,7 +61,8 @@ def _summary(row: dict[str, Any]) -> RunSummary | None:
         return None
 
 
-def _run_row(row: dict[str, Any], summary: RunSummary | None) -> list[str]:
+def _run_row(row: dict[str, Any], summary: RunSummary | None,
+             ranking: list[dict[str, Any]] | None) -> list[str]:
     status = {"running": UNFINISHED}.get(row.get("status") or "", row.get("status") or "")
     if summary is None:
         return [row["run_id"], _when(row["started_at"]), status, _short(row["model"]),
@@ -69,8 +72,21 @@ def _run_row(row: dict[str, Any], summary: RunSummary | None) -> list[str]:
     if summary.by_model is not None:  # no score pools its models: `show` gives each one's
         score, ci = "by model", f"{len(summary.by_model)} models"
     finished, planned = item_counts(summary)  # an N-version run's ensemble checks included
-    return [row["run_id"], _when(row["started_at"]), status, _short(row["model"]),
+    if not ranking and summary.ranking is not None:  # a store no run of this version opened
+        ranking = [{"model": r.model, "rank_group": r.group} for r in summary.ranking.models]
+    model = _ranked(ranking) if ranking else _short(row["model"])
+    return [row["run_id"], _when(row["started_at"]), status, model,
             _short(row["suite"]), f"{finished}/{planned}", score, ci]
+
+
+def _ranked(ranking: list[dict[str, Any]]) -> str:
+    """A ranked run's models best first: ``=`` between models the data cannot separate (one
+    group), ``>`` where they separate every model before from every model after."""
+    text = _short(ranking[0]["model"])
+    for before, row in pairwise(ranking):
+        separated = row["rank_group"] != before["rank_group"]
+        text += f" {'>' if separated else '='} {_short(row['model'])}"
+    return text
 
 
 def _when(timestamp: str) -> str:

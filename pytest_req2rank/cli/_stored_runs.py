@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from ..options import spelling
-from ..report import ResultsDocument, RunInfo, RunSummary, in_plan_order, summarize_run
+from ..report import (
+    ResultsDocument,
+    RunInfo,
+    RunSummary,
+    in_plan_order,
+    rank_items,
+    ranking_section,
+    summarize_run,
+)
 from ..settings import DEFAULT_DIR, Settings
 from ..store import History, StoreUnusable
 from ._command import CommandError
@@ -78,8 +86,13 @@ def load_run(history: History, run_id: str) -> StoredRun:
                                 wall_time_s=_seconds_between(row["started_at"], finished_at),
                                 seed=row["seed"])
         summary = summary.model_copy(update={"warnings": [
-            *summary.warnings, f"run {run_id} did not finish (still running, or killed): this "
-            f"summary is recomputed from its {len(items)} stored items, without gates"]})
+            *summary.warnings, (f"run {run_id} did not finish (still running, or killed): this "
+                                f"summary is recomputed from its {len(items)} stored items, "
+                                "without gates")]})
+        ranking = rank_items(items, seed=row["seed"]) if settings.get("models") else None
+        if ranking is not None:  # a run of several models, ranked as its end would have
+            summary = summary.model_copy(update={
+                "ranking": ranking_section(ranking, seed=row["seed"])})
     document = ResultsDocument(
         run=RunInfo(
             id=run_id, seed=row["seed"], model=row["model"], suite=row["suite"],

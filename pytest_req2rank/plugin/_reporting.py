@@ -108,6 +108,10 @@ class ControllerPlugin:
         if exitstatus == pytest.ExitCode.INTERNAL_ERROR:  # pytest prints no terminal summary
             self._write(self._resume_hint(session.config))
         document = self.controller.document
+        if document is not None and document.summary.ranking is not None:
+            from ._properties import ranking_properties, record_suite_properties
+
+            record_suite_properties(session.config, ranking_properties(document.summary.ranking))
         if document is None or self.controller.stopped is not None:
             return
         normal = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)

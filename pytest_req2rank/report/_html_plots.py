@@ -209,3 +209,40 @@ def patterns_plot(rows: Sequence[tuple[str, float, float, float]]) -> str:
     ax.set_ylim(0, 1)
     ax.legend(frameon=False, ncol=3, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return _svg(fig, "patterns")
+
+
+GROUP_COLORS = ("#1565c0", "#ef6c00", "#2e7d32", "#6a1b9a", "#c62828", "#00838f")
+"""A group's colour (cycled beyond six groups); a group's models share it."""
+
+
+@_styled
+def ranking_plot(rows: Sequence[tuple[str, float, float, float, int, int, int, int]]) -> str:
+    """Models best first (top): on the left each score with its CI, on the right its rank
+    (dot) and rank interval (bar); (model, score, low, high, rank, rank_low, rank_high,
+    group). The models of a group share a colour; groups after the first are shaded apart
+    (a line between two groups: the data separate every model above it from every one below)."""
+    fig = _figure(7.2, 0.42 * len(rows) + 1.2)
+    scores, ranks = fig.subplots(1, 2, sharey=True, width_ratios=(3, 2))
+    count = len(rows)
+    for y, (_, score, low, high, rank, rank_low, rank_high, group) in enumerate(rows):
+        color = GROUP_COLORS[(group - 1) % len(GROUP_COLORS)]
+        scores.errorbar(score, y, xerr=[[score - low], [high - score]], fmt="o", color=color,
+                        capsize=3, linewidth=1.2, markersize=5)
+        # the bar spans each rank of the interval whole: 1-1 is one rank wide
+        ranks.plot([rank_low - 0.35, rank_high + 0.35], [y, y], color=color, linewidth=5,
+                   alpha=0.35, solid_capstyle="butt")
+        ranks.plot(rank, y, "o", color=color, markersize=6)
+    for y in range(1, count):
+        if rows[y][7] != rows[y - 1][7]:
+            for ax in (scores, ranks):
+                ax.axhline(y - 0.5, color="#5b6570", linewidth=0.8, linestyle="--")
+    scores.set_yticks(range(count), [_label(row[0]) for row in rows])
+    scores.set_ylim(count - 0.5, -0.5)
+    scores.set_xlim(-3, 103)  # a score of 0 or 100 drawn whole
+    scores.set_xticks(range(0, 101, 20))
+    scores.set_xlabel("score (0-100), bars: 95% CI")
+    ranks.set_xlim(0.5, count + 0.5)
+    ranks.set_xticks(range(1, count + 1))
+    ranks.set_xlabel("rank, bar: 95% rank interval")
+    ranks.tick_params(axis="y", left=False)
+    return _svg(fig, "ranking")

@@ -11,7 +11,7 @@ from typing import Any
 from ..models import STATUSES, ItemResult
 from ..scoring import bootstrap_ci
 from . import _html_plots as plots
-from ._document import ResultsDocument, RunSummary
+from ._document import RankingSection, ResultsDocument, RunSummary
 from ._run import item_counts
 
 CLIP = 20_000
@@ -46,6 +46,7 @@ def build_view(document: ResultsDocument) -> dict[str, Any]:
         "run": run,
         "summary": summary,
         "headline": _headline(summary),
+        "ranking": _ranking(summary.ranking),
         "item_counts": item_counts(summary),
         "statuses": [(s, n) for s, n in summary.status_counts.items() if n],
         "datasets": _dataset_rows(summary),
@@ -71,6 +72,34 @@ def _headline(summary: RunSummary) -> dict[str, Any]:
     return {"score": f"{summary.overall_score:.1f}", "meaning": meaning,
             "ci": f"{ci.low:.1f}–{ci.high:.1f}" if ci else None,
             "method": ci.method if ci else None}
+
+
+def _ranking(ranking: RankingSection | None) -> dict[str, Any] | None:
+    """A run of several models: the ranking table's rows formatted, best first, the groups
+    the data cannot separate, and the rank-interval plot."""
+    if ranking is None:
+        return None
+    leader = ranking.models[0]
+    rows = [{
+        "rank": str(row.rank), "interval": f"{row.rank_low}–{row.rank_high}",
+        "group": str(row.group), "model": row.model, "score": f"{row.score:.1f}",
+        "ci": f"{row.score_low:.1f}–{row.score_high:.1f}",
+        "diff": "–" if row is leader else f"{row.diff_to_leader:+.1f}",
+        "diff_ci": "" if row is leader else f"{row.diff_low:+.1f} to {row.diff_high:+.1f}",
+        "requirements": str(row.requirements),
+    } for row in ranking.models]
+    return {
+        "level": f"{ranking.level:.0%}",
+        "how": ("paired: every model answered the same requirements, and each resample draws "
+                "the same ones for every model" if ranking.paired else
+                "unpaired: each model's requirements are resampled on their own"),
+        "n_resamples": ranking.n_resamples,
+        "rows": rows,
+        "tied": [group for group in ranking.groups if len(group) > 1],
+        "svg": plots.ranking_plot([
+            (row.model, row.score, row.score_low, row.score_high, row.rank, row.rank_low,
+             row.rank_high, row.group) for row in ranking.models]),
+    }
 
 
 def _pct(value: Any) -> str:

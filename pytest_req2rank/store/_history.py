@@ -30,6 +30,7 @@ class History:
             _check_tables(self._connection, path)
             tables = {row[0] for row in self._connection.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            self._tables = frozenset(tables)
         except sqlite3.DatabaseError as exc:
             raise StoreUnusable(_describe(path, exc)) from None
         if not {"runs", "items"} <= tables:
@@ -46,6 +47,17 @@ class History:
     def run(self, run_id: str) -> dict[str, Any] | None:
         rows = self._query("SELECT * FROM runs WHERE run_id = ?", (run_id,))
         return rows[0] if rows else None
+
+    def rankings(self) -> dict[str, list[dict[str, Any]]]:
+        """Per ranked run (a run of several models that finished), its ``rankings`` rows best
+        first. Empty for a store no run of this version has opened yet (it has no such table:
+        its runs' summaries hold their rankings)."""
+        if "rankings" not in self._tables:
+            return {}
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in self._query("SELECT * FROM rankings ORDER BY run_id, position", ()):
+            found.setdefault(row["run_id"], []).append(row)
+        return found
 
     def items(self, run_id: str) -> list[ItemResult]:
         """The run's stored items, in the order they finished."""

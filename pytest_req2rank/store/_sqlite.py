@@ -1,5 +1,5 @@
-"""The local store: runs, their items, their pass@k and the LLM response cache, in SQLite
-(sqlite-utils, WAL).
+"""The local store: runs, their items, their pass@k, a run of several models' ranking and
+the LLM response cache, in SQLite (sqlite-utils, WAL).
 
 Several processes (the controller and every xdist worker) use one file at once:
 WAL lets readers and one writer work together and the busy timeout makes a
@@ -24,6 +24,30 @@ from ..models import ItemResult
 
 BUSY_TIMEOUT_S = 60.0
 LOCKED_RETRY_S = 0.05
+RANKING_COLUMNS: dict[str, type] = {
+    "run_id": str, "model": str, "position": int, "rank": int, "rank_low": int,
+    "rank_high": int, "rank_group": int, "score": float, "score_low": float,
+    "score_high": float, "diff_to_leader": float, "diff_low": float, "diff_high": float,
+    "requirements": int, "paired": int, "level": float,
+}
+"""The ``rankings`` table: one row per model of a ranked run (results JSON ``summary.ranking``;
+``position`` 1 is the leader, ``rank_group`` the row's ``group``)."""
+
+
+def ranking_rows(run_id: str, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``rankings`` rows of a run's summary (a results JSON ``summary``); none without a
+    ranking."""
+    ranking = summary.get("ranking")
+    if not ranking:
+        return []
+    return [{"run_id": run_id, "model": row["model"], "position": position,
+             "rank": row["rank"], "rank_low": row["rank_low"], "rank_high": row["rank_high"],
+             "rank_group": row["group"], "score": row["score"], "score_low": row["score_low"],
+             "score_high": row["score_high"], "diff_to_leader": row["diff_to_leader"],
+             "diff_low": row["diff_low"], "diff_high": row["diff_high"],
+             "requirements": row["requirements"], "paired": int(ranking["paired"]),
+             "level": ranking["level"]}
+            for position, row in enumerate(ranking["models"], start=1)]
 
 
 class Store:
@@ -97,6 +121,11 @@ class Store:
                 foreign_keys=[("run_id", "runs", "run_id")],
                 if_not_exists=True,
             )
+        if "rankings" not in tables:
+            self.db.table("rankings").create(
+                RANKING_COLUMNS, pk=("run_id", "model"),
+                foreign_keys=[("run_id", "runs", "run_id")], if_not_exists=True)
+            self._fill_rankings()
         if "submissions" not in tables:
             self.db.table("submissions").create(
                 {"run_id": str, "hub_url": str, "nonce": str, "payload": str, "status": str,
@@ -111,6 +140,18 @@ class Store:
                 pk="key",
                 if_not_exists=True,
             )
+
+    def _fill_rankings(self) -> None:
+        """A store of an earlier version: its finished ranked runs' rows, from their summaries
+        (every ranked run keeps its ranking in its summary)."""
+        rows = []
+        for run in self.db.execute("SELECT run_id, summary FROM runs WHERE summary LIKE ?",
+                                   ['%"ranking"%']).fetchall():
+            try:
+                rows += ranking_rows(run[0], json.loads(run[1]))
+            except (ValueError, KeyError, TypeError):
+                continue  # a summary this version cannot read keeps its run, unranked
+        self.db.table("rankings").insert_all(rows, pk=("run_id", "model"), replace=True)
 
     def start_run(self, *, run_id: str, started_at: str, model: str, suite: str, seed: int,
                   plan: dict[str, Any], settings: dict[str, Any] | None = None,
@@ -148,7 +189,8 @@ class Store:
     def finish_run(self, run_id: str, *, finished_at: str, summary: dict[str, Any],
                    status: str = "finished") -> None:
         """Record the run's end and its summary; the summary's pass@k (results JSON
-        ``summary.pass_at_k``) also goes to the ``pass_at_k`` table, one row per dataset and k."""
+        ``summary.pass_at_k``) also goes to the ``pass_at_k`` table, one row per dataset and k,
+        and its ranking (``summary.ranking``) to the ``rankings`` table, one row per model."""
         with self._lock:
             self.db.table("runs").update(
                 run_id, {"finished_at": finished_at, "summary": json.dumps(summary),
@@ -162,6 +204,8 @@ class Store:
                 for dataset, report in summary.get("pass_at_k", {}).items()
                 for name, value in report["values"].items()
             )
+            self.db.execute("DELETE FROM rankings WHERE run_id = ?", [run_id])
+            self.db.table("rankings").insert_all(ranking_rows(run_id, summary))
 
     def pass_at_k(self, run_id: str) -> dict[str, dict[int, float]]:
         """The pass@k of a finished run: ``{dataset: {k: value}}``."""
@@ -169,6 +213,13 @@ class Store:
         for row in self.db.table("pass_at_k").rows_where("run_id = ?", [run_id], order_by="dataset, k"):
             found.setdefault(row["dataset"], {})[row["k"]] = row["value"]
         return found
+
+    def ranking(self, run_id: str) -> list[dict[str, Any]]:
+        """A finished run's ranking rows (the ``rankings`` table), best first; empty for a run
+        of one model."""
+        with self._lock:
+            return list(self.db.table("rankings").rows_where("run_id = ?", [run_id],
+                                                             order_by="position"))
 
     def items(self, run_id: str) -> list[ItemResult]:
         with self._lock:  # a worker's evaluation threads share the store

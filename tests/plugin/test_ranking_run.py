@@ -1,17 +1,23 @@
 """A run of several models end to end: every model answers the same planned items
 (``ITEM@MODEL``), the summary ends with the ranking table, the results JSON keeps it, the store
-keeps every model's items and a resumed run keeps them; a run of one model is as before."""
+keeps every model's items and a resumed run keeps them; the ranking reaches the HTML report,
+the JUnit XML test suite's properties, the store's ``rankings`` table and ``req2rank runs``
+and ``show``; a run of one model is as before."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import xml.etree.ElementTree as ET
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
 from pytest_req2rank.cli import main
 from pytest_req2rank.models import ItemId
-from pytest_req2rank.report import validate_results
+from pytest_req2rank.report import RankingSection, ranking_lines, section_ranking, validate_results
 from pytest_req2rank.store import Store
 
 BENCHMARK = (Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py").read_text()
@@ -81,6 +87,72 @@ def test_three_instruments_ranked_on_one_plan(bench: pytest.Pytester) -> None:
         store.close()
 
 
+def suite_properties(path: Path) -> dict[str, str]:
+    """The JUnit XML file's test suite properties."""
+    suite = ET.parse(path).getroot().find("testsuite")
+    assert suite is not None
+    return {p.get("name", ""): p.get("value", "")
+            for p in suite.findall("properties/property")}
+
+
+def test_the_ranking_reaches_the_html_report_junit_xml_and_the_store(
+        bench: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
+    result = bench.runpytest(*RUN, f"--r2r-model={','.join(MODELS)}", "--r2r-html",
+                             "--junitxml=junit.xml")
+    assert result.ret == 1
+    data = results(bench)
+    run_id = data["run"]["id"]
+    ranking = data["summary"]["ranking"]
+    rows = ranking["models"]
+    best_first = [row["model"] for row in rows]
+
+    page = (bench.path / "results.html").read_text()
+    table = page[page.index('<table id="ranking-table">'):]
+    table = table[:table.index("</table>")]
+    shown = [html.unescape(m) for m in re.findall(r"<tr class=\"group-\d+\">(?:<td[^>]*>[^<]*</td>"
+                                                  r"){3}<td>([^<]*)</td>", table)]
+    assert shown == best_first
+    assert page.count('data-plot="ranking"') == 1
+
+    properties = suite_properties(bench.path / "junit.xml")
+    assert properties["r2r_ranking_models"] == ",".join(best_first)
+    assert properties["r2r_ranking_paired"] == "true"
+    for row in rows:
+        name = f"r2r_ranking/{row['model']}"
+        assert {key: properties[f"{name}/{key}"] for key in (
+            "rank", "rank_low", "rank_high", "group", "requirements")} == {
+            key: str(row[key]) for key in ("rank", "rank_low", "rank_high", "group",
+                                           "requirements")}
+        for key in ("score", "score_low", "score_high", "diff_to_leader", "diff_low",
+                    "diff_high"):
+            assert float(properties[f"{name}/{key}"]) == pytest.approx(row[key], abs=0.005)
+
+    store = Store(bench.path / "store.db")
+    try:
+        stored = store.ranking(run_id)
+    finally:
+        store.close()
+    assert [(r["model"], r["position"], r["rank"], r["rank_low"], r["rank_high"],
+             r["rank_group"], r["requirements"], r["paired"]) for r in stored] == [
+        (row["model"], position, row["rank"], row["rank_low"], row["rank_high"], row["group"],
+         row["requirements"], 1) for position, row in enumerate(rows, start=1)]
+    assert [r["score"] for r in stored] == [row["score"] for row in rows]
+
+    capsys.readouterr()
+    db = str(bench.path / "store.db")
+    assert main(["runs", "--db", db]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith(run_id)]
+    order = best_first[0] + "".join(
+        f" {'=' if row['group'] == before['group'] else '>'} {row['model']}"
+        for before, row in pairwise(rows))
+    assert f"  {order}  " in line
+    assert main(["show", run_id, "--db", db]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = out.index(next(line for line in out if line.startswith("ranking of 3 models")))
+    table_lines = ranking_lines(section_ranking(RankingSection.model_validate(ranking)))
+    assert out[start + 1:start + 1 + len(table_lines)] == table_lines
+
+
 def test_a_ranking_run_resumes_with_its_models(bench: pytest.Pytester) -> None:
     models = f"--r2r-model={MODELS[1]},{MODELS[2]}"
     bench.runpytest(*RUN, models)
@@ -111,7 +183,10 @@ def test_a_run_of_one_model_is_as_before(bench: pytest.Pytester) -> None:
     assert all("@" not in item["item_id"] and ItemId.parse(item["item_id"]).model is None
                for item in data["items"])
     assert len(data["items"]) == 8
-    assert "ranking of" not in bench.runpytest(*RUN).stdout.str()
+    again = bench.runpytest(*RUN, "--junitxml=junit.xml")
+    assert "ranking of" not in again.stdout.str()
+    assert not any(name.startswith("r2r_ranking")
+                   for name in suite_properties(bench.path / "junit.xml"))
 
 
 @pytest.mark.parametrize(("args", "message"), [

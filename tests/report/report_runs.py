@@ -1,11 +1,14 @@
 """Real offline runs whose HTML reports the report tests read: what they are and how they are made.
 
-Three runs of the benchmark module, each asking for its HTML report in another spelling:
+Four runs of the benchmark module, each asking for its HTML report (in the three spellings):
 - ``dynamic``: four drawn requirements answered by ``r2r/reference``, judged by ``r2r/static``
   and two scripted LLM judges of the fake provider (tokens, prices, disagreement);
 - ``humaneval``: twelve HumanEval tasks answered from a samples file that fails some tasks on
   purpose (wrong answers, syntax and runtime errors) and carries hostile text in its code;
-- ``nversion``: an N-version experiment with 3 versions of 2 tasks.
+- ``nversion``: an N-version experiment with 3 versions of 2 tasks;
+- ``ranking``: three models on eight HumanEval tasks, ranked: ``r2r/reference`` and the
+  instruments ``r2r/degraded:0.6`` and ``r2r/degraded:0.1`` (with seed 4 the first two are
+  one group the data cannot separate, the third a group of its own).
 
 Each run is a subprocess (its own pytest session).
 """
@@ -27,6 +30,8 @@ BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "test_benchmark.py"
 HOSTILE = ("</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned=2\">"
            "{{ 7*7 }} & &amp; <!-- '\"")
 """Text a model (or a suite file) could send: markup, a template expression, entities."""
+RANKED = ("r2r/reference", "r2r/degraded:0.6", "r2r/degraded:0.1")
+"""The ranking run's models."""
 DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")
 
 
@@ -109,4 +114,13 @@ def make_runs(root: Path) -> dict[str, Run]:
                      "--r2r-json=nv.json", env={**env, "R2R_HTML": "1"})
     runs["nversion"] = Run("nversion", directory, directory / "nv.json", directory / "nv.html",
                            stdout)
+
+    directory = root / "ranking"
+    directory.mkdir()
+    (directory / "test_benchmark.py").write_text(BENCHMARK.read_text())
+    stdout = _pytest(directory, "--r2r-suite=humaneval", "--r2r-sample=8", "--r2r-seed=4",
+                     f"--r2r-model={','.join(RANKED)}", "--r2r-json=ranked.json", "--r2r-html",
+                     env=env)
+    runs["ranking"] = Run("ranking", directory, directory / "ranked.json",
+                          directory / "ranked.html", stdout)
     return runs

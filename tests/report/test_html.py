@@ -16,9 +16,9 @@ import pytest
 
 from pytest_req2rank.report import InvalidResults, render_html, write_html
 
-from .report_runs import HOSTILE, Run
+from .report_runs import HOSTILE, RANKED, Run
 
-SECTIONS = ("overview", "dimensions", "skills", "statuses", "pass-ratio", "judges", "usage",
+SECTIONS = ("overview", "ranking", "dimensions", "skills", "statuses", "pass-ratio", "judges", "usage",
             "nversion", "items")
 
 
@@ -99,7 +99,7 @@ def test_a_judged_dynamic_run_shows_dimensions_skills_and_judges(runs: dict[str,
     document = runs["dynamic"].document()
     text = report_of(runs["dynamic"].results)
     page = Page(text)
-    assert sections(page) == set(SECTIONS) - {"nversion"}
+    assert sections(page) == set(SECTIONS) - {"nversion", "ranking"}
     assert page.plots == ["dimensions", "heatmap", "status", "pass-ratio", "judges", "latency"]
     summary = document["summary"]
     assert f'id="score">{summary["overall_score"]:.1f}<span>/100' in text
@@ -144,6 +144,42 @@ def test_an_nversion_run_shows_its_pattern_and_diversity_tables(runs: dict[str, 
     assert ensemble["nversion"]["pattern"].startswith("Pat-")
 
 
+def test_a_ranking_run_shows_its_ranking_table_groups_and_rank_interval_plot(
+    runs: dict[str, Run]
+) -> None:
+    document = runs["ranking"].document()
+    text = report_of(runs["ranking"].results)
+    page = Page(text)
+    assert sections(page) == {"overview", "ranking", "statuses", "pass-ratio", "usage", "items"}
+    assert page.plots[0] == "ranking"
+    ranking = document["summary"]["ranking"]
+    rows = ranking["models"]
+    assert sorted(row["model"] for row in rows) == sorted(RANKED)
+    assert page.rows["ranking-table"] == [
+        [str(r["rank"]), f"{r['rank_low']}–{r['rank_high']}", str(r["group"]), r["model"],
+         f"{r['score']:.1f}", f"{r['score_low']:.1f}–{r['score_high']:.1f}",
+         "–" if i == 0 else f"{r['diff_to_leader']:+.1f}",
+         "" if i == 0 else f"{r['diff_low']:+.1f} to {r['diff_high']:+.1f}",
+         str(r["requirements"])] for i, r in enumerate(rows)]
+    # seed 4: the reference and the 0.6 instrument tie, the 0.1 instrument is apart
+    assert ranking["groups"] == [["r2r/reference", "r2r/degraded:0.6"], ["r2r/degraded:0.1"]]
+    tied = re.search(r'<p id="ranking-tied">(.*?)</p>', text, re.DOTALL)
+    assert tied and tied.group(1) == ("The data cannot separate: <code>r2r/reference</code> = "
+                                      "<code>r2r/degraded:0.6</code>.")
+    assert "paired: every model answered the same requirements" in text
+    plot = text[text.index('data-plot="ranking"'):]
+    plot = plot[:plot.index("</svg>")]
+    for row in rows:  # each model labelled once on the shared axis
+        assert plot.count(f">{row['model']}<") == 1, row["model"]
+    assert plot.count('stroke-dasharray') >= 1, "no line between the two groups"
+
+
+def test_a_run_of_one_model_has_no_ranking_section(runs: dict[str, Run]) -> None:
+    for name in ("dynamic", "humaneval", "nversion"):
+        text = report_of(runs[name].results)
+        assert 'id="ranking"' not in text and 'href="#ranking"' not in text, name
+
+
 def _hostile(document: dict[str, Any]) -> dict[str, Any]:
     """A real document with hostile text in every free-text field a run can fill."""
     hostile = copy.deepcopy(document)
@@ -171,6 +207,22 @@ def test_run_content_is_escaped_everywhere(runs: dict[str, Run]) -> None:
     details = details_of(text)
     assert all(HOSTILE in d["id"] and d["reason"] == HOSTILE for d in details)
     assert all(HOSTILE in code for d in details for code in d["code"].values())
+
+
+def test_the_ranking_escapes_model_names_in_its_table_and_plot(runs: dict[str, Run]) -> None:
+    document = copy.deepcopy(runs["ranking"].document())
+    ranking = document["summary"]["ranking"]
+    renamed = {row["model"]: f"{row['model']}{HOSTILE}" for row in ranking["models"]}
+    for row in ranking["models"]:
+        row["model"] = renamed[row["model"]]
+    ranking["groups"] = [[renamed[m] for m in group] for group in ranking["groups"]]
+    text = render_html(document)
+    page = Page(text)
+    assert page.scripts == [{"type": "application/json", "id": "r2r-details"}, {}]
+    assert page.handlers == [] and "<img" not in text
+    assert [row[3] for row in page.rows["ranking-table"]] == [
+        row["model"] for row in ranking["models"]]
+    assert "{{ 7*7 }} &amp; &amp;amp;" in text
 
 
 def test_every_section_of_a_judged_run_escapes_judge_and_dataset_names(runs: dict[str, Run]

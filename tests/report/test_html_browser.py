@@ -26,6 +26,7 @@ PLOTS = {
     "dynamic": ["dimensions", "heatmap", "status", "pass-ratio", "judges", "latency"],
     "humaneval": ["status", "pass-ratio", "latency"],
     "nversion": ["status", "pass-ratio", "latency", "patterns"],
+    "ranking": ["ranking", "status", "pass-ratio", "latency"],
 }
 
 
@@ -195,4 +196,27 @@ def test_items_sort_by_score_both_ways(runs: dict[str, Run], open_report: Any) -
     assert [scores[r["id"]] for r in report.visible_rows()] == ascending[::-1]
     report.page.select_option("#filter-status", "success")  # the filter keeps the order
     assert all(r["status"] == "success" for r in report.visible_rows())
+    assert report.errors == []
+
+
+def test_the_ranking_of_several_models_shows_best_first_with_its_plot(
+    runs: dict[str, Run], open_report: Any, artifacts: Path
+) -> None:
+    ranking = runs["ranking"].document()["summary"]["ranking"]
+    report = open_report(runs["ranking"].html)
+    page = report.page
+    page.click('nav a[href="#ranking"]')
+    section = page.locator("#ranking")
+    assert section.is_visible()
+    models = page.eval_on_selector_all("#ranking-table tbody tr td:nth-child(4)",
+                                       "cells => cells.map(c => c.textContent)")
+    assert models == [row["model"] for row in ranking["models"]]
+    assert page.inner_text("#ranking-tied").startswith("The data cannot separate: ")
+    tops = dict(page.eval_on_selector_all(
+        'svg[data-plot="ranking"] text',
+        "texts => texts.map(t => [t.textContent, t.getBoundingClientRect().top])"))
+    heights = [tops[row["model"]] for row in ranking["models"]]
+    assert heights == sorted(heights) and len(set(heights)) == len(heights), \
+        "the plot does not show the models best first, top down"
+    section.screenshot(path=artifacts / "report-ranking.png")
     assert report.errors == []
