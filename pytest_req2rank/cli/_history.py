@@ -12,11 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from ..report import (
+    ResultsDocument,
     RunSummary,
+    answered_by,
     baseline_lines,
     compare_runs,
     item_counts,
     render_summary,
+    run_models,
     scores_by_requirement,
 )
 from ..scoring import EXIT_GATE_FAILED
@@ -66,6 +69,8 @@ def _run_row(row: dict[str, Any], summary: RunSummary | None,
                 _short(row["suite"]), str(row["items"]), "n/a", "n/a"]
     score = "n/a" if summary.overall_score is None else f"{summary.overall_score:.1f}"
     ci = "n/a" if summary.ci95 is None else f"{summary.ci95.low:.1f}-{summary.ci95.high:.1f}"
+    if summary.by_model is not None:  # no score pools its models: `show` gives each one's
+        score, ci = "by model", f"{len(summary.by_model)} models"
     finished, planned = item_counts(summary)  # an N-version run's ensemble checks included
     if not ranking and summary.ranking is not None:  # a store no run of this version opened
         ranking = [{"model": r.model, "rank_group": r.group} for r in summary.ranking.models]
@@ -143,6 +148,37 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("candidate", metavar="RUN_B", help="The run compared with it")
     parser.add_argument("--max-drop", type=float, default=0.0, metavar="POINTS",
                         help="Largest tolerated drop in score points (exit code 6 beyond it)")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="In a run of several models, the model whose answers are compared "
+                        "(default: the other run's model, when that run has one)")
+
+
+def compared_models(a: ResultsDocument, b: ResultsDocument, model: str | None
+                    ) -> tuple[str | None, str | None]:
+    """Which model's answers of each run are compared: ``None`` for a run of one model (all its
+    items); in a run of several, ``model``, else the other run's one model. A one-line
+    :class:`CommandError` when that names no model of the run."""
+    ranked = {doc.run.id: run_models(doc) for doc in (a, b)}
+    if model is not None and not any(ranked.values()):
+        raise CommandError(f"--model: runs {a.run.id} and {b.run.id} each benchmarked one "
+                           "model; --model picks one of a run of several, leave it out")
+    chosen: list[str | None] = []
+    for doc, other in ((a, b), (b, a)):
+        models = ranked[doc.run.id]
+        if not models:
+            chosen.append(None)
+            continue
+        wanted = model or (other.run.model if not ranked[other.run.id] else None)
+        if wanted is None:
+            raise CommandError(f"runs {a.run.id} and {b.run.id} both ranked several models; "
+                               f"compare one model's answers with --model=MODEL (of "
+                               f"{doc.run.id}: {', '.join(models)}), or rank them all with "
+                               f"`req2rank rank`")
+        if wanted not in models:
+            raise CommandError(f"run {doc.run.id} ranked {', '.join(models)}, not {wanted}; "
+                               f"name the model to compare with --model=MODEL (one of them)")
+        chosen.append(wanted)
+    return chosen[0], chosen[1]
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -152,19 +188,24 @@ def run_compare(args: argparse.Namespace) -> int:
         baseline = load_run(history, args.baseline)
         candidate = load_run(history, args.candidate)
     a, b = baseline.document, candidate.document
-    gate, report = compare_runs(a, b.items, path=str(args.db), max_drop=args.max_drop,
-                                seed=b.run.seed)
+    model_a, model_b = compared_models(a, b, args.model)
+    answers = b.items if model_b is None else answered_by(b.items, model_b)
+    gate, report = compare_runs(a, answers, path=str(args.db), max_drop=args.max_drop,
+                                seed=b.run.seed, model=model_a)
     if report is None:
-        scored = [scores_by_requirement(doc.items) for doc in (a, b)]
+        scored = [scores_by_requirement(items) for items in (
+            a.items if model_a is None else answered_by(a.items, model_a), answers)]
         if scored[0].keys() & scored[1].keys():
             raise CommandError(f"runs {a.run.id} and {b.run.id}: {gate.message}")
         raise CommandError(f"runs {a.run.id} ({len(scored[0])} requirements scored) and "
                            f"{b.run.id} ({len(scored[1])}) share no scored requirement: nothing "
                            "to compare; compare runs of one suite and seed (a run with "
                            "--r2r-baseline reruns its baseline's)")
-    lines = [f"{role:<9} {doc.run.id} | model {doc.run.model} | suite {doc.run.suite} | seed "
-             f"{doc.run.seed} | {stored.status}"
-             for role, doc, stored in (("baseline", a, baseline), ("candidate", b, candidate))]
+    lines = [f"{role:<9} {doc.run.id} | model {doc.run.model if model is None else model} "
+             + ("" if model is None else f"(of {doc.run.model}) ")
+             + f"| suite {doc.run.suite} | seed {doc.run.seed} | {stored.status}"
+             for role, doc, stored, model in (("baseline", a, baseline, model_a),
+                                              ("candidate", b, candidate, model_b))]
     if a.run.seed != b.run.seed:
         lines.append("note: the runs' seeds differ, so only the requirements both drew are "
                      "paired")

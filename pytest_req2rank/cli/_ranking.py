@@ -11,7 +11,9 @@ from ..report import (
     detectable_line,
     rank_runs,
     ranking_lines,
+    requirement_of,
     run_detectable_difference,
+    run_models,
     scores_by_cluster,
 )
 from ..scoring import detectable_difference, like_model_sd, rounds_needed
@@ -73,6 +75,13 @@ def plan_lines(difference: float, document: ResultsDocument | None) -> list[str]
     if document is None:
         sd, basis = WORST_SD, ("the widest spread a pass/fail score can have (items passing "
                                "half the time; --from RUN_ID measures a run's own)")
+    elif run_models(document):  # its models' own paired spread
+        found = run_detectable_difference(document.items)
+        if found is None or found.basis != "paired":
+            raise CommandError(f"run {document.run.id}'s models share no two requirements "
+                               "with a spread of differences; plan from a larger run")
+        sd, basis = found.sd, (f"run {document.run.id}'s {len(run_models(document))} models, "
+                               f"paired on {found.requirements} requirements")
     else:
         clusters = scores_by_cluster(document.items)
         measured = like_model_sd(clusters)
@@ -104,14 +113,15 @@ def plan_lines(difference: float, document: ResultsDocument | None) -> list[str]
 def _cost_line(document: ResultsDocument, rounds: int) -> str:
     """The cost of ``rounds`` requirements per model, at the run's tokens and prices per
     requirement (every role: target, judges, generator)."""
-    requirements = len({item.cluster or item.item_id for item in document.items})
+    requirements = len({requirement_of(item) for item in document.items})
+    models = len(run_models(document)) or 1  # a run of several: its calls are every model's
     totals = document.summary.totals
     tokens = [t for t in (totals.prompt_tokens, totals.completion_tokens) if t is not None]
     parts = []
     if tokens:
-        parts.append(f"{sum(tokens) * rounds / requirements:,.0f} tokens")
+        parts.append(f"{sum(tokens) * rounds / requirements / models:,.0f} tokens")
     if totals.cost_usd is not None:
-        parts.append(f"${totals.cost_usd * rounds / requirements:.2f}")
+        parts.append(f"${totals.cost_usd * rounds / requirements / models:.2f}")
     if not parts:
         return (f"cost: unknown (run {document.run.id}'s models reported no tokens or prices: "
                 "an offline model costs nothing)")

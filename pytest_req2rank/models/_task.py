@@ -77,7 +77,7 @@ class Task(BaseModel):
     @property
     def task_item_id(self) -> str:
         """The item id of the task itself, ``DATASET/TASK``, whichever sample this is and
-        whichever model answers it (every model of a run answers the same requirement)."""
+        whichever model answers it (the requirement every model of a ranking run shares)."""
         if self.sample is None and "@" not in self.item_id:
             return self.item_id
         return str(ItemId.parse(self.item_id).task_item)

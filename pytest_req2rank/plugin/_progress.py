@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..models import ItemResult
+from ..models import ItemId, ItemResult
 
 EVERY_S = 30.0
 """Seconds between two progress lines; a run shorter than this prints none."""
@@ -33,7 +33,8 @@ class Progress:
         self._started_at = started_at or datetime.now(UTC)
         self._last = clock()
         self._graded = 0
-        self._scores: list[float] = []
+        self._scores: dict[str | None, list[float]] = {}
+        """The scores so far, per model of a run of several (``None``: a run of one)."""
         self._calls = 0
         self._in_flight: dict[str, int] = {}
         self._evaluated = 0
@@ -42,7 +43,9 @@ class Progress:
     def record(self, item: ItemResult, worker: str, in_flight: int | None) -> None:
         self._graded += 1
         if item.score is not None:
-            self._scores.append(item.score)
+            found = ItemId.try_parse(item.item_id)
+            model = None if found is None else found.model
+            self._scores.setdefault(model, []).append(item.score)
         self._calls += (item.usage.calls + item.generator_usage.calls
                         + sum(verdict.usage.calls for verdict in item.judges))
         if in_flight is not None:
@@ -61,8 +64,14 @@ class Progress:
         return True
 
     def line(self) -> str:
-        score = (f"score so far {sum(self._scores) / len(self._scores):.1f}"
-                 if self._scores else "no score yet")
+        means = {model: sum(scores) / len(scores) for model, scores in self._scores.items()}
+        if not means:
+            score = "no score yet"
+        elif None in means:
+            score = f"score so far {means[None]:.1f}"
+        else:  # a run of several models: no score pools them
+            score = "scores so far " + ", ".join(f"{model} {mean:.1f}"
+                                                 for model, mean in means.items())
         rate = self._rate()
         pace = (f" | {rate * 60:.1f} items/min | {_time_left((self.total - self._graded) / rate)}"
                 if rate else "")

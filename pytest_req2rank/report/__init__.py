@@ -1,7 +1,7 @@
 """Outputs of a run: results JSON (and its schema), terminal summary, Q&A log, HTML and
 Markdown reports, stratified Q&A samples, Weights & Biases."""
 
-from ._comparison import compare_runs
+from ._comparison import answered_by, compare_runs, run_models
 from ._document import (
     BaselineReport,
     DetectableDifference,
@@ -9,6 +9,7 @@ from ._document import (
     InvalidResults,
     JudgeReport,
     JudgingSummary,
+    ModelSummary,
     PassAtK,
     RankedRow,
     RankingSection,
@@ -50,7 +51,14 @@ from ._ranking import (
     section_ranking,
     shared_plan,
 )
-from ._run import in_plan_order, item_counts, resumed_run, summarize_run, version_items
+from ._run import (
+    in_plan_order,
+    item_counts,
+    planned_by_model,
+    resumed_run,
+    summarize_run,
+    version_items,
+)
 from ._samples import (
     SAMPLES_FILE,
     DatasetSample,
@@ -62,7 +70,10 @@ from ._samples import (
 )
 from ._summary import (
     build_summary,
+    model_summary,
+    models_summary,
     pass_at_k_by_dataset,
+    requirement_of,
     run_detectable_difference,
     run_score,
     scores_by_cluster,
@@ -82,6 +93,7 @@ __all__ = [
     "InvalidResults",
     "JudgeReport",
     "JudgingSummary",
+    "ModelSummary",
     "NVersionSummary",
     "PassAtK",
     "PatternReport",
@@ -97,6 +109,7 @@ __all__ = [
     "TaskDiversity",
     "WandbUnavailable",
     "allocate",
+    "answered_by",
     "append_qa",
     "append_step_summary",
     "as_document",
@@ -111,8 +124,11 @@ __all__ = [
     "item_counts",
     "load_results",
     "log_to_wandb",
+    "model_summary",
+    "models_summary",
     "nversion_summary",
     "pass_at_k_by_dataset",
+    "planned_by_model",
     "qa_record",
     "rank_items",
     "rank_runs",
@@ -122,9 +138,11 @@ __all__ = [
     "render_markdown",
     "render_summary",
     "report_path",
+    "requirement_of",
     "results_schema",
     "resumed_run",
     "run_detectable_difference",
+    "run_models",
     "run_score",
     "sample_records",
     "scores_by_cluster",

@@ -8,19 +8,33 @@ from pathlib import Path
 from ..models import ItemResult
 from ..scoring import regression_gate
 from ._document import BaselineReport, GateReport, RegressionReport, ResultsDocument
-from ._summary import scores_by_requirement
+from ._summary import model_of, scores_by_requirement
+
+
+def run_models(document: ResultsDocument) -> list[str]:
+    """The models of a run of several models, in the order its items first name them; empty
+    for a run of one model."""
+    return list(dict.fromkeys(model for item in document.items
+                              if (model := model_of(item)) is not None))
+
+
+def answered_by(items: list[ItemResult], model: str) -> list[ItemResult]:
+    """The items ``model`` answered in a run of several models."""
+    return [item for item in items if model_of(item) == model]
 
 
 def compare_runs(
     baseline: ResultsDocument, candidate: list[ItemResult], *, path: Path | str,
-    max_drop: float, seed: int,
+    max_drop: float, seed: int, model: str | None = None,
 ) -> tuple[GateReport, BaselineReport | None]:
     """The baseline gate's verdict and, when the runs share a requirement, the paired
     comparison (candidate - baseline per requirement, its bootstrap CI95 seeded by ``seed``,
-    the requirements that dropped most). ``path`` says where the baseline came from."""
+    the requirements that dropped most). ``path`` says where the baseline came from;
+    ``model``: in a baseline of several models, the one whose answers are the baseline."""
+    before = baseline.items if model is None else answered_by(baseline.items, model)
     try:
         comparison = regression_gate(
-            scores_by_requirement(baseline.items), scores_by_requirement(candidate),
+            scores_by_requirement(before), scores_by_requirement(candidate),
             max_drop=max_drop, seed=seed,
         )
     except ValueError as exc:

@@ -16,8 +16,10 @@ from ..models import IsolationLevel, ItemResult, Status
 from ._nversion import NVersionSummary
 from ._samples import QaSamples
 
-SCHEMA_VERSION: Final = 5
-"""5: ``summary.ranking`` (a run of several models: its ranking table); a version-4 document is
+SCHEMA_VERSION: Final = 6
+"""6: ``summary.by_model`` (a run of several models: each model's own summary); a version-5
+document is a version-6 one without it.
+5: ``summary.ranking`` (a run of several models: its ranking table); a version-4 document is
 a version-5 one without it.
 4: ``summary.detectable_difference`` (the smallest difference the run could detect); a
 version-3 document is a version-4 one without it.
@@ -26,6 +28,12 @@ version-3 document is a version-4 one without it.
 2: N-version runs (``summary.nversion``, ``items[].nversion``; their ensemble checks are
 not in the score); a version-1 document is a version-2 one without them."""
 SCHEMA_FILE = "results.schema.json"
+
+
+ItemRole = Literal["target", "judges", "generator"]
+"""The roles whose calls are made for one item: its model, its judges, its generator."""
+Role = Literal["target", "judges", "generator", "diversity", "preflight"]
+"""Every role of a run's model calls (the summary's ``totals_by_role``)."""
 
 
 class RunInfo(BaseModel):
@@ -231,11 +239,46 @@ class RankingSection(BaseModel):
     groups: list[list[str]] = Field(description="The models of each group, best group first")
 
 
+class ModelSummary(BaseModel):
+    """One model of a run of several models, over the items it answered alone: the figures a
+    run of that model alone reports (docs/rankings.md, Each model's summary)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    overall_score: float | None = Field(
+        description="0-100: the mean score of the model's scored items (for static suites "
+        "100 x accepted@1)")
+    ci95: ScoreInterval | None = None
+    dimensions: dict[str, float] = Field(default_factory=dict)
+    agreement: Literal["high", "moderate", "low"] | None = None
+    items_total: int = Field(description="The model's finished items")
+    items_planned: int = Field(description="The items the plan asked the model")
+    status_counts: dict[Status, int]
+    phase0: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Phase-0 metrics per dataset; infinity is the string "
+        "'inf'; throughput is the model's problems per second of the run's wall time")
+    pass_at_k: dict[str, PassAtK] = Field(default_factory=dict)
+    metrics: dict[str, float | str | None] = Field(
+        default_factory=dict, description="Flat eval/{dataset}/{metric} names")
+    warnings: list[str] = Field(
+        default_factory=list, description="The model's metrics outside their normal range, "
+        "and what the judges did on its answers")
+    totals: Totals = Field(default_factory=Totals, description="Every role, for this model's "
+                           "items")
+    totals_by_role: dict[ItemRole, Totals] = Field(
+        default_factory=dict, description="The model's own calls (target), the judges' calls "
+        "on its answers, the generator's calls for its items")
+    judging: JudgingSummary | None = Field(
+        default=None, description="The panel over this model's answers")
+
+
 class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     overall_score: float | None = Field(
-        description="0-100: the mean item score over scored items (for static suites 100 x accepted@1)"
+        description="0-100: the mean item score over scored items (for static suites 100 x "
+        "accepted@1); in a run of several models, and so every figure of the summary but "
+        "by_model, ranking and detectable_difference, over every model's items together"
     )
     ci95: ScoreInterval | None = None
     detectable_difference: DetectableDifference | None = Field(
@@ -260,8 +303,7 @@ class RunSummary(BaseModel):
     )
     warnings: list[str] = Field(default_factory=list)
     totals: Totals = Field(default_factory=Totals, description="Every role together")
-    totals_by_role: dict[Literal["target", "judges", "generator", "diversity", "preflight"],
-                         Totals] = Field(
+    totals_by_role: dict[Role, Totals] = Field(
         default_factory=dict, description="Calls, tokens and cost of each role (diversity: an "
         "N-version run's SDP judge and embedding model; preflight: the one tiny request to "
         "each model before the first item, absent when it was skipped)"
@@ -281,6 +323,9 @@ class RunSummary(BaseModel):
     ranking: RankingSection | None = Field(
         default=None, description="A run of several models (items ITEM@MODEL): their ranking "
         "table, paired over the requirements; None in a run of one model")
+    by_model: dict[str, ModelSummary] | None = Field(
+        default=None, description="A run of several models: each model's summary over the "
+        "items it answered, by model in the run's order; None in a run of one model")
     wall_time_s: float
 
 
@@ -289,7 +334,7 @@ class ResultsDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1, 2, 3, 4, 5] = SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6] = SCHEMA_VERSION
     run: RunInfo
     summary: RunSummary
     items: list[ItemResult]

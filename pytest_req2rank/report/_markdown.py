@@ -11,13 +11,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..models import BUILTIN_PREFIX
+from ..models import BUILTIN_PREFIX, Status
 from ..scoring import ERROR_DISTRIBUTION_STATUSES
-from ._document import BaselineReport, RankingSection, ResultsDocument, RunSummary, Totals
+from ._document import (
+    BaselineReport,
+    ModelSummary,
+    PassAtK,
+    RankingSection,
+    ResultsDocument,
+    RunSummary,
+    Totals,
+)
 from ._nversion import NVersionSummary
 from ._run import item_counts
 from ._samples import SAMPLES_FILE, QaSamples
-from ._terminal import _num, _pct, _ratio, _secs
+from ._terminal import _num, _pct, _ratio, _secs, score_meaning
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 """The file GitHub Actions shows on a job's summary page (Markdown appended to it)."""
@@ -91,8 +99,10 @@ def _model_info(doc: ResultsDocument) -> str:
     finished, planned = item_counts(summary)
     protocol = (f"{samples} samples per task" if samples and samples != 1 else "1 sample per task"
                 ) + f", temperature {temperature}"
+    models = (f"- Models: {', '.join(_code(model) for model in summary.by_model)}"
+              if summary.by_model is not None else f"- Model: {_code(run.model)}")
     lines = [
-        f"- Model: {_code(run.model)}",
+        models,
         f"- Suite: {_code(run.suite)} ({finished} of {planned} items finished)",
         f"- Protocol: {protocol}",
         f"- Judges: {_judges(doc)}",
@@ -115,6 +125,8 @@ def _judges(doc: ResultsDocument) -> str:
 
 
 def _score(summary: RunSummary) -> str:
+    if summary.by_model is not None:
+        return _model_scores(summary, summary.by_model)
     if summary.overall_score is None:
         text = "**n/a** (no item was scored: infrastructure errors, or every judge failed)"
     else:
@@ -122,19 +134,52 @@ def _score(summary: RunSummary) -> str:
         if summary.ci95 is not None:
             interval = (f" (95% CI {summary.ci95.low:.1f}–{summary.ci95.high:.1f}, "
                         f"{summary.ci95.method})")
-        meaning = ("100 × accepted@1" if summary.ci95 is None or summary.ci95.method == "wilson"
-                   else "mean item score")
+        meaning = score_meaning(summary.ci95).replace(" x ", " × ")
         text = f"**{summary.overall_score:.1f} / 100** = {meaning}{interval}"
-    counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
-    lines = ["## Score", "", text, "", f"Items: {counts or 'none'}."]
-    found = summary.detectable_difference
-    if found is not None:
-        lines += ["", (f"Detectable difference: {found.points:.1f} points against a model of "
-                       f"this run's spread on the same {found.requirements} requirements (80% "
-                       "power, α 0.05); a smaller true difference is likely to go undetected.")]
+    lines = ["## Score", "", text, "", f"Items: {_statuses(summary.status_counts) or 'none'}."]
+    lines += _detectable(summary)
     if summary.dimensions:
         lines += ["", _table(["dimension", "score"],
                              [[d, f"{v:.1f}"] for d, v in summary.dimensions.items()])]
+    return "\n".join(lines + _agreement_and_gates(summary))
+
+
+def _model_scores(summary: RunSummary, by_model: Mapping[str, ModelSummary]) -> str:
+    """A run of several models' scores: a row per model, each over its own items."""
+    meaning = score_meaning(next((m.ci95 for m in by_model.values() if m.ci95), None))
+    rows = [[_code(model), "n/a" if m.overall_score is None else f"{m.overall_score:.1f}",
+             "n/a" if m.ci95 is None else f"{m.ci95.low:.1f}–{m.ci95.high:.1f}",
+             "" if m.ci95 is None else m.ci95.method, f"{m.items_total}/{m.items_planned}",
+             _statuses(m.status_counts) or "none"] for model, m in by_model.items()]
+    lines = ["## Score", "", f"Each model over its own items; score = {meaning}.".replace(
+        " x ", " × "), "", _table(["model", "score", "95% CI", "method", "items", "statuses"],
+                                   rows)]
+    lines += _detectable(summary)
+    dimensions = list(dict.fromkeys(d for m in by_model.values() for d in m.dimensions))
+    if dimensions:
+        lines += ["", _table(["dimension", *(_code(model) for model in by_model)], [
+            [d, *(f"{m.dimensions[d]:.1f}" if d in m.dimensions else "n/a"
+                  for m in by_model.values())] for d in dimensions])]
+    return "\n".join(lines + _agreement_and_gates(summary))
+
+
+def _statuses(counts: Mapping[Status, int]) -> str:
+    return ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+
+
+def _detectable(summary: RunSummary) -> list[str]:
+    found = summary.detectable_difference
+    if found is None:
+        return []
+    against = (f"a model of this run's spread on the same {found.requirements} requirements"
+               if found.basis == "like-model" else f"another of this run's models, paired on "
+               f"the {found.requirements} requirements they share")
+    return ["", (f"Detectable difference: {found.points:.1f} points against {against} (80% "
+                 "power, α 0.05); a smaller true difference is likely to go undetected.")]
+
+
+def _agreement_and_gates(summary: RunSummary) -> list[str]:
+    lines: list[str] = []
     if summary.agreement is not None and summary.judging is not None \
             and summary.judging.sigma is not None:
         lines += ["", f"Judge agreement: {summary.agreement} (mean σ "
@@ -143,7 +188,7 @@ def _score(summary: RunSummary) -> str:
         lines += ["", _table(["gate", "verdict", "detail"], [
             [g.name, "✅ passed" if g.passed else "❌ FAILED", _text(g.message)]
             for g in summary.gates])]
-    return "\n".join(lines)
+    return lines
 
 
 def _before_after(comparison: BaselineReport, doc: ResultsDocument,
@@ -153,8 +198,12 @@ def _before_after(comparison: BaselineReport, doc: ResultsDocument,
              f"{comparison.diff:+.1f} (CI95 {comparison.diff_low:+.1f} to "
              f"{comparison.diff_high:+.1f})"]]
     if before is not None:
+        # a baseline of several models: its answers of this run's model are the baseline
+        ranked = before.summary.by_model
+        own = ranked.get(doc.run.model) if ranked is not None else None
+        earlier = before.summary.phase0 if ranked is None else own.phase0 if own else {}
         for dataset, metrics in doc.summary.phase0.items():
-            old = before.summary.phase0.get(dataset)
+            old = earlier.get(dataset)
             if old is None:
                 continue
             for name in ("accepted_at_1", "pass_ratio_mean", "exec_success_rate"):
@@ -191,42 +240,59 @@ def _ranking(ranking: RankingSection) -> str:
     return "\n".join(lines)
 
 
+Phase0 = Mapping[str, Any]
+
+
+def _rows(summary: RunSummary) -> list[tuple[list[str], Phase0, PassAtK | None]]:
+    """The rows of the Phase-0 tables: per dataset, and in a run of several models per model
+    of it; each with its first cells (dataset, model), its metrics and its pass@k."""
+    if summary.by_model is None:
+        return [([_text(dataset)], m, summary.pass_at_k.get(dataset))
+                for dataset, m in summary.phase0.items()]
+    return [([_text(dataset), _code(model)], own.phase0[dataset], own.pass_at_k.get(dataset))
+            for dataset in summary.phase0 for model, own in summary.by_model.items()
+            if dataset in own.phase0]
+
+
+def _first(summary: RunSummary) -> list[str]:
+    return ["Dataset"] if summary.by_model is None else ["Dataset", "Model"]
+
+
 def _quality(summary: RunSummary) -> str:
-    extra = sorted({k for p in summary.pass_at_k.values() if p.max_samples > 1
-                    for k in p.values if k != "pass@1"}, key=lambda k: int(k.removeprefix("pass@")))
-    rows = []
-    for dataset, m in summary.phase0.items():
-        passes = summary.pass_at_k.get(dataset)
-        rows.append([_text(dataset), _pct(m.get("accepted_at_1")), _ratio(m.get("pass_ratio_mean")),
-                     _ratio(m.get("pass_ratio_p50")), _ratio(m.get("pass_ratio_p90")),
-                     _pct(m.get("exec_success_rate"))]
-                    + [_pct(passes.values.get(k)) if passes else "n/a" for k in extra])
-    headers = ["Dataset", "accepted@1", "pass_ratio_mean", "pass_ratio_p50", "pass_ratio_p90",
-               "exec_success", *extra]
-    return "## Quality\n\n" + _table(headers, rows)
+    rows = _rows(summary)
+    extra = sorted({k for _, _, p in rows if p and p.max_samples > 1 for k in p.values
+                    if k != "pass@1"}, key=lambda k: int(k.removeprefix("pass@")))
+    cells = [[*first, _pct(m.get("accepted_at_1")), _ratio(m.get("pass_ratio_mean")),
+              _ratio(m.get("pass_ratio_p50")), _ratio(m.get("pass_ratio_p90")),
+              _pct(m.get("exec_success_rate"))]
+             + [_pct(passes.values.get(k)) if passes else "n/a" for k in extra]
+             for first, m, passes in rows]
+    headers = [*_first(summary), "accepted@1", "pass_ratio_mean", "pass_ratio_p50",
+               "pass_ratio_p90", "exec_success", *extra]
+    return "## Quality\n\n" + _table(headers, cells)
 
 
 def _errors(summary: RunSummary) -> str:
     names = ERROR_DISTRIBUTION_STATUSES
-    rows = [[_text(dataset), *(_pct(m.get(f"{name}_rate")) for name in names),
-             _pct(m.get("api_error_rate")), _pct(m.get("sandbox_error_rate"))]
-            for dataset, m in summary.phase0.items()]
-    headers = ["Dataset", "syntax", "runtime", "timeout", "truncated", "wrong_answer", "success",
-               "api_error", "sandbox_error"]
-    return ("## Error distribution\n\n" + _table(headers, rows) + "\n\nsyntax … success: "
+    cells = [[*first, *(_pct(m.get(f"{name}_rate")) for name in names),
+              _pct(m.get("api_error_rate")), _pct(m.get("sandbox_error_rate"))]
+             for first, m, _ in _rows(summary)]
+    headers = [*_first(summary), "syntax", "runtime", "timeout", "truncated", "wrong_answer",
+               "success", "api_error", "sandbox_error"]
+    return ("## Error distribution\n\n" + _table(headers, cells) + "\n\nsyntax … success: "
             "shares of the problems the model is accountable for; api_error and sandbox_error "
             "(infrastructure, left out of the score): shares of all problems.")
 
 
 def _cost(summary: RunSummary) -> str:
-    rows = [[_text(dataset), _num(m.get("avg_total_gen_tokens")),
-             _secs(m.get("avg_total_judge_time")), _secs(m.get("p95_total_judge_time")),
-             f"{_num(m.get('throughput'), 2)}/s", _num(m.get("cost_per_solved_tokens")),
-             _secs(m.get("cost_per_solved_judge_time"))]
-            for dataset, m in summary.phase0.items()]
-    headers = ["Dataset", "avg_tokens", "avg_judge_time", "p95_judge_time", "throughput",
+    cells = [[*first, _num(m.get("avg_total_gen_tokens")),
+              _secs(m.get("avg_total_judge_time")), _secs(m.get("p95_total_judge_time")),
+              f"{_num(m.get('throughput'), 2)}/s", _num(m.get("cost_per_solved_tokens")),
+              _secs(m.get("cost_per_solved_judge_time"))]
+             for first, m, _ in _rows(summary)]
+    headers = [*_first(summary), "avg_tokens", "avg_judge_time", "p95_judge_time", "throughput",
                "cost/solved_tokens", "cost/solved_time"]
-    return ("## Cost\n\n" + _table(headers, rows) + "\n\nJudge time is the sandbox time spent "
+    return ("## Cost\n\n" + _table(headers, cells) + "\n\nJudge time is the sandbox time spent "
             "grading; cost per solved problem divides the cost of all problems by those solved.")
 
 
@@ -245,8 +311,15 @@ def _nversion(nv: NVersionSummary) -> str:
 
 
 def _usage(summary: RunSummary) -> str:
-    roles: list[tuple[str, Totals]] = [("all", summary.totals)] + [
-        (name, totals) for name, totals in summary.totals_by_role.items() if totals.calls]
+    roles: list[tuple[str, Totals]] = [("all", summary.totals)]
+    for name, totals in summary.totals_by_role.items():
+        if not totals.calls:
+            continue
+        if name == "target" and summary.by_model is not None:  # each model's own calls
+            roles += [(f"target {_code(model)}", m.totals_by_role["target"])
+                      for model, m in summary.by_model.items() if "target" in m.totals_by_role]
+        else:
+            roles.append((name, totals))
     rows = [[name, str(t.calls), _int(t.prompt_tokens), _int(t.completion_tokens),
              "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"] for name, t in roles]
     return "## Model calls\n\n" + _table(

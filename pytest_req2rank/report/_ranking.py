@@ -5,16 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..models import ItemResult
+from ..models import ItemId, ItemResult
 from ..scoring import Interval, RankedModel, Ranking, rank_models
+from ._columns import aligned
+from ._comparison import answered_by, run_models
 from ._document import RankedRow, RankingSection, ResultsDocument
 from ._summary import scores_by_cluster, scores_by_model
 
 
 @dataclass(frozen=True)
 class RankedRuns:
-    """The ranking of some runs, each row labelled by its run's model (and id, when two runs
-    share a model), and why it is paired or not."""
+    """The ranking of some runs, each row labelled by its model (and its run's id, when two
+    rows share a model), and why it is paired or not. A run of several models gives a row
+    per model."""
 
     ranking: Ranking
     labels: dict[str, str]
@@ -24,34 +27,46 @@ class RankedRuns:
 
 def shared_plan(documents: Sequence[ResultsDocument]) -> str | None:
     """None when every run asked the same items of the same suite with the same seed (one
-    plan, so their scores pair by requirement); else what differs."""
+    plan, so their scores pair by requirement; a run of several models asked each of its
+    models the same items); else what differs."""
     first = documents[0]
     for other in documents[1:]:
         if (other.run.suite, other.run.seed) != (first.run.suite, first.run.seed):
             return (f"runs {first.run.id} and {other.run.id} differ in suite or seed "
                     f"({first.run.suite} {first.run.seed}, {other.run.suite} {other.run.seed})")
-        if {i.item_id for i in other.items} != {i.item_id for i in first.items}:
+        if _asked(other) != _asked(first):
             return f"runs {first.run.id} and {other.run.id} finished different items"
     return None
 
 
+def _asked(document: ResultsDocument) -> set[str]:
+    """The items a run finished, whichever of its models answered them."""
+    return {str(found.without_model) if (found := ItemId.try_parse(item.item_id)) else
+            item.item_id for item in document.items}
+
+
 def rank_runs(documents: Sequence[ResultsDocument], *, seed: int) -> RankedRuns:
-    """The ranking table of ``documents``: paired when they share their plan, else unpaired
-    (wider intervals). ``ValueError`` when fewer than two runs or a run scored nothing."""
+    """The ranking table of ``documents`` (a row per run, or per model of a run of several):
+    paired when they share their plan, else unpaired (wider intervals). ``ValueError`` when
+    fewer than two runs or a row scored nothing."""
     if len(documents) < 2:
         raise ValueError("ranking needs at least two runs")
     ids = [doc.run.id for doc in documents]
     if len(set(ids)) < len(ids):
         raise ValueError(f"run {next(i for i in ids if ids.count(i) > 1)} is named twice")
-    models = [doc.run.model for doc in documents]
-    labels = {(doc.run.model if models.count(doc.run.model) == 1 else
-               f"{doc.run.model} ({doc.run.id})"): doc.run.id for doc in documents}
-    scores = {}
-    for label, doc in zip(labels, documents, strict=True):
-        clusters = scores_by_cluster(doc.items)
+    rows: list[tuple[ResultsDocument, str | None]] = []
+    for doc in documents:  # a run of several models: a row per model
+        models = run_models(doc)
+        rows += [(doc, model) for model in models] if models else [(doc, None)]
+    models = [model or doc.run.model for doc, model in rows]
+    scores, labels = {}, {}
+    for (doc, model), name in zip(rows, models, strict=True):
+        label = name if models.count(name) == 1 else f"{name} ({doc.run.id})"
+        clusters = scores_by_cluster(doc.items if model is None else
+                                     answered_by(doc.items, model))
         if not clusters:
-            raise ValueError(f"run {doc.run.id} has no scored item to rank")
-        scores[label] = clusters
+            raise ValueError(f"run {doc.run.id} has no scored item of {name} to rank")
+        scores[label], labels[label] = clusters, doc.run.id
     differs = shared_plan(documents)
     why = ("paired: the runs share their plan (suite, seed and items), so each resample draws "
            "the same requirements for every model" if differs is None else
@@ -76,11 +91,7 @@ def ranking_lines(ranking: Ranking) -> list[str]:
             f"{row.diff_to_leader.low:+.1f} to {row.diff_to_leader.high:+.1f}",
             str(row.requirements),
         ])
-    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
-    left = {3}
-    lines = ["  ".join(cell.ljust(w) if i in left else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(line, widths, strict=True))).rstrip()
-             for line in table]
+    lines = aligned(table, left={3})
     groups = ranking.groups
     if len(groups) < len(ranking.models):
         tied = "; ".join(" = ".join(group) for group in groups if len(group) > 1)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
 from ..models import ItemId, ItemResult, Usage
@@ -33,11 +34,23 @@ def summarize_run(items: Sequence[ItemResult], *, item_ids: Sequence[str], nvers
     summary = build_summary(
         version_items(items), planned=len(planned), wall_time_s=wall_time_s, seed=seed,
         diversity=diversity_usage(items) if nversion is not None else None,
-        with_pass_at_k=nversion is None, preflight=preflight)
+        with_pass_at_k=nversion is None, preflight=preflight,
+        planned_by_model=planned_by_model(planned) or None)
     if nversion is not None:
         summary = summary.model_copy(update={"nversion": nversion_summary(
             items, nversion, ensemble_planned=len(item_ids) - len(planned))})
     return summary
+
+
+def planned_by_model(item_ids: Iterable[str]) -> dict[str, int]:
+    """A run of several models' planned items per model (``ITEM@MODEL``), in the plan's
+    order; empty for a run of one model."""
+    counts: Counter[str] = Counter()
+    for item_id in item_ids:
+        found = ItemId.try_parse(item_id)
+        if found is not None and found.model is not None:
+            counts[found.model] += 1
+    return dict(counts)
 
 
 def item_counts(summary: RunSummary) -> tuple[int, int]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from ..models import INFRA_STATUSES, STATUSES, ItemId, ItemResult, Usage
+from ..models import INFRA_STATUSES, STATUSES, ItemId, ItemResult, Status, Usage
 from ..scoring import (
     PASS_AT_K,
     ProblemOutcome,
@@ -22,30 +23,130 @@ from ..scoring import (
     phase0_warnings,
     wilson_interval,
 )
-from ._document import DetectableDifference, PassAtK, RunSummary, ScoreInterval
+from ._document import (
+    DetectableDifference,
+    ItemRole,
+    ModelSummary,
+    PassAtK,
+    Role,
+    RunSummary,
+    ScoreInterval,
+)
 from ._judging import dimension_scores, judge_usage, judging_summary, totals_of
 
 
 def build_summary(
     items: Sequence[ItemResult], *, planned: int, wall_time_s: float, seed: int = 0,
     diversity: Usage | None = None, with_pass_at_k: bool = True, preflight: Usage | None = None,
+    planned_by_model: Mapping[str, int] | None = None,
 ) -> RunSummary:
     """Summarize finished items. ``planned`` counts the items the plan meant to run;
     ``seed`` makes the bootstrap interval reproducible; ``diversity``: an N-version run's
     calls for SDP and MBCS (a role of their own in the totals); ``with_pass_at_k`` False leaves
     pass@k out (an N-version run's versions are no samples of one answer); ``preflight``: the
-    calls that checked the models before the first item (a role of their own)."""
-    overall, ci95 = run_score(items, seed=seed)
-    roles = {
-        "target": sum((item.usage for item in items), Usage()),
-        "judges": judge_usage(items),
-        "generator": sum((item.generator_usage for item in items), Usage()),
-    }
+    calls that checked the models before the first item (a role of their own).
+
+    A run of several models (items ``ITEM@MODEL``) gets each model's own summary
+    (``by_model``, in the order of ``planned_by_model``: each model's planned items, else as
+    the items first name them), and its warnings name the model whose metric is out of range."""
+    pooled = model_summary(items, planned=planned, wall_time_s=wall_time_s, seed=seed,
+                           with_pass_at_k=with_pass_at_k)
+    roles: dict[Role, Usage] = dict(role_usage(items).items())
     if diversity is not None:
         roles["diversity"] = diversity
     if preflight is not None:
         roles["preflight"] = preflight
-    counts = Counter(item.status for item in items)
+    by_model = models_summary(items, wall_time_s=wall_time_s, seed=seed,
+                              with_pass_at_k=with_pass_at_k, planned=planned_by_model)
+    warnings = list(pooled.warnings)
+    if by_model is not None:  # each model's alerts in place of the pooled rates'
+        pooled_alerts = alerts(pooled)
+        warnings = [f"{model}: {alert}" for model, own in by_model.items()
+                    for alert in alerts(own)] + [w for w in warnings if w not in pooled_alerts]
+    fallbacks = generator_fallback_warning(items)
+    warnings += [fallbacks] if fallbacks else []
+    if len(items) < planned:
+        warnings.append(
+            f"{planned - len(items)} of {planned} planned items have no result "
+            "(deselected, interrupted or stopped early); the score covers finished items only"
+        )
+    shared = {name: getattr(pooled, name) for name in ModelSummary.model_fields}
+    return RunSummary(**shared | {
+        "detectable_difference": run_detectable_difference(items),
+        "warnings": warnings,
+        "totals": totals_of(sum(roles.values(), Usage())),
+        "totals_by_role": {name: totals_of(usage) for name, usage in roles.items()},
+        "by_model": by_model,
+        "wall_time_s": round(wall_time_s, 3),
+    })
+
+
+def alerts(summary: ModelSummary) -> list[str]:
+    """The Phase-0 metrics of ``summary`` outside their normal range, one line each."""
+    return [alert for dataset, values in summary.phase0.items()
+            for alert in phase0_warnings(dataset, values)]
+
+
+def models_summary(items: Sequence[ItemResult], *, wall_time_s: float, seed: int,
+                   with_pass_at_k: bool = True, planned: Mapping[str, int] | None = None
+                   ) -> dict[str, ModelSummary] | None:
+    """Each model's summary in a run of several models (items ``ITEM@MODEL``), over the items
+    it answered; ``planned``: each model's planned items, in the run's order (else each model's
+    finished items, in the order the items first name them). None for a run of one model."""
+    answered: dict[str, list[ItemResult]] = {model: [] for model in planned or {}}
+    for item in items:
+        model = model_of(item)
+        if model is not None:
+            answered.setdefault(model, []).append(item)
+    if len(answered) < 2:
+        return None
+    return {model: model_summary(own, planned=(planned or {}).get(model, len(own)),
+                                 wall_time_s=wall_time_s, seed=seed,
+                                 with_pass_at_k=with_pass_at_k)
+            for model, own in answered.items()}
+
+
+def model_summary(items: Sequence[ItemResult], *, planned: int, wall_time_s: float, seed: int,
+                  with_pass_at_k: bool = True) -> ModelSummary:
+    """The summary of one model's ``items`` (``planned`` of them were asked): the figures a
+    run of that model alone reports; ``wall_time_s`` is the run's."""
+    overall, ci95 = run_score(items, seed=seed)
+    roles = role_usage(items)
+    datasets = dataset_figures(items, wall_time_s, with_pass_at_k=with_pass_at_k)
+    judging, judging_warnings = judging_summary(items)
+    return ModelSummary(
+        overall_score=overall,
+        ci95=ci95,
+        dimensions=dimension_scores(items),
+        agreement=agreement_band(judging.sigma) if judging and judging.sigma is not None else None,
+        items_total=len(items),
+        items_planned=planned,
+        status_counts=status_counts(items),
+        phase0=datasets.phase0,
+        pass_at_k=datasets.pass_at_k,
+        metrics=datasets.metrics,
+        warnings=[*datasets.warnings, *judging_warnings],
+        totals=totals_of(sum(roles.values(), Usage())),
+        totals_by_role={name: totals_of(usage) for name, usage in roles.items()},
+        judging=judging,
+    )
+
+
+@dataclass(frozen=True)
+class DatasetFigures:
+    """The Phase-0 metrics and pass@k of some items, per dataset, and the alerts they raise."""
+
+    phase0: dict[str, dict[str, float | str | None]]
+    pass_at_k: dict[str, PassAtK]
+    metrics: dict[str, float | str | None]
+    """Flat ``eval/{dataset}/{metric}`` names, pass@k among them."""
+    warnings: list[str]
+
+
+def dataset_figures(items: Sequence[ItemResult], wall_time_s: float, *,
+                    with_pass_at_k: bool = True) -> DatasetFigures:
+    """The Phase-0 metrics of ``items`` per dataset (throughput over ``wall_time_s``), their
+    flat names and alerts, and pass@k unless ``with_pass_at_k`` is False."""
     groups = group_by_dataset((item.dataset, _outcome(item)) for item in items)
     phase0: dict[str, dict[str, float | str | None]] = {}
     metrics: dict[str, float | str | None] = {}
@@ -58,33 +159,22 @@ def build_summary(
     passes = pass_at_k_by_dataset(items) if with_pass_at_k else {}
     for dataset, report in passes.items():
         metrics |= {f"eval/{dataset}/{name}": value for name, value in report.values.items()}
-    judging, judging_warnings = judging_summary(items)
-    warnings += judging_warnings
-    fallbacks = generator_fallback_warning(items)
-    warnings += [fallbacks] if fallbacks else []
-    if len(items) < planned:
-        warnings.append(
-            f"{planned - len(items)} of {planned} planned items have no result "
-            "(deselected, interrupted or stopped early); the score covers finished items only"
-        )
-    return RunSummary(
-        overall_score=overall,
-        ci95=ci95,
-        detectable_difference=run_detectable_difference(items),
-        items_total=len(items),
-        items_planned=planned,
-        status_counts={status: counts.get(status, 0) for status in STATUSES},
-        phase0=phase0,
-        pass_at_k=passes,
-        metrics=metrics,
-        warnings=warnings,
-        totals=totals_of(sum(roles.values(), Usage())),
-        totals_by_role={name: totals_of(usage) for name, usage in roles.items()},
-        dimensions=dimension_scores(items),
-        agreement=agreement_band(judging.sigma) if judging and judging.sigma is not None else None,
-        judging=judging,
-        wall_time_s=round(wall_time_s, 3),
-    )
+    return DatasetFigures(phase0, passes, metrics, warnings)
+
+
+def role_usage(items: Sequence[ItemResult]) -> dict[ItemRole, Usage]:
+    """The calls made for ``items``, per role: the target model, the judges, the generator."""
+    return {
+        "target": sum((item.usage for item in items), Usage()),
+        "judges": judge_usage(items),
+        "generator": sum((item.generator_usage for item in items), Usage()),
+    }
+
+
+def status_counts(items: Sequence[ItemResult]) -> dict[Status, int]:
+    """Items per final status, every status named (zero when none has it)."""
+    counts = Counter(item.status for item in items)
+    return {status: counts.get(status, 0) for status in STATUSES}
 
 
 def generator_fallback_warning(items: Sequence[ItemResult]) -> str | None:
@@ -185,25 +275,39 @@ def _paired_detectable_difference(models: list[dict[str, list[float]]]
 
 def scores_by_model(items: Sequence[ItemResult]) -> dict[str, dict[str, list[float]]]:
     """A run of several models' scored items (``ITEM@MODEL``): per model, the scores per
-    requirement (the item's cluster, else its id without the model). Empty for a run of one
-    model."""
+    requirement (:func:`requirement_of`). Empty for a run of one model."""
     scores: dict[str, dict[str, list[float]]] = {}
     for item in items:
-        parsed = ItemId.try_parse(item.item_id)
-        if parsed is None or parsed.model is None or item.score is None:
+        model = model_of(item)
+        if model is None or item.score is None:
             continue
-        cluster = item.cluster or str(parsed.without_model)
-        scores.setdefault(parsed.model, {}).setdefault(cluster, []).append(float(item.score))
+        scores.setdefault(model, {}).setdefault(requirement_of(item), []).append(float(item.score))
     return scores
 
 
 def scores_by_cluster(items: Sequence[ItemResult]) -> dict[str, list[float]]:
-    """The scored items' scores per requirement (cluster; an item without one is its own)."""
+    """The scored items' scores per requirement (:func:`requirement_of`)."""
     clusters: dict[str, list[float]] = {}
     for item in items:
         if item.score is not None:
-            clusters.setdefault(item.cluster or item.item_id, []).append(float(item.score))
+            clusters.setdefault(requirement_of(item), []).append(float(item.score))
     return clusters
+
+
+def requirement_of(item: ItemResult) -> str:
+    """The requirement ``item`` measures (its bootstrap cluster; an item without one is its
+    own), the same for every model of a run of several: results of schema 5 kept the answering
+    model in a static item's cluster (``humaneval/HumanEval_0@MODEL``), which is left out."""
+    cluster = item.cluster or item.item_id
+    model = model_of(item)
+    return cluster.removesuffix(f"@{model}") if model is not None else cluster
+
+
+def model_of(item: ItemResult) -> str | None:
+    """The model that answered ``item`` in a run of several models (its id's ``@MODEL``);
+    None in a run of one model."""
+    parsed = ItemId.try_parse(item.item_id)
+    return None if parsed is None else parsed.model
 
 
 def scores_by_requirement(items: Sequence[ItemResult]) -> dict[str, float]:

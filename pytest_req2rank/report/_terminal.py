@@ -6,17 +6,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
-from ..models import BUILTIN_PREFIX
+from ..models import BUILTIN_PREFIX, Status
 from ..scoring import ERROR_DISTRIBUTION_STATUSES
+from ._columns import aligned
 from ._document import (
     BaselineReport,
     DetectableDifference,
     JudgingSummary,
+    ModelSummary,
     PassAtK,
     ResultsDocument,
     ResumedRun,
     RunInfo,
     RunSummary,
+    ScoreInterval,
     Totals,
 )
 from ._nversion import GenerationSummary, NVersionSummary
@@ -41,26 +44,29 @@ def render_summary(
     run, summary = document.run, document.summary
     lines = [f"run {run.id} | model {run.model} | suite {run.suite} | seed {run.seed}"
              f" | sandbox isolation {run.isolation or 'unknown'}"]
-    if summary.overall_score is None:
+    if summary.by_model is not None:
+        lines += model_score_lines(summary.by_model)
+    elif summary.overall_score is None:
         lines.append("score: n/a (no item was scored: infrastructure errors, or every judge failed)")
     else:
         interval = ""
         if summary.ci95 is not None:
             interval = f" (95% CI {summary.ci95.low:.1f}-{summary.ci95.high:.1f}, {summary.ci95.method})"
-        meaning = "100 x accepted@1" if summary.ci95 is None or summary.ci95.method == "wilson" else (
-            "mean item score")
-        lines.append(f"score: {summary.overall_score:.1f}/100 = {meaning}{interval}")
+        lines.append(f"score: {summary.overall_score:.1f}/100 = {score_meaning(summary.ci95)}"
+                     f"{interval}")
     if summary.detectable_difference is not None:
         lines.append(detectable_line(summary.detectable_difference))
     lines.append(_items_line(summary))
     if summary.ranking is not None:
         kind = "paired over the same requirements" if summary.ranking.paired else "unpaired"
-        heading = (f"ranking of {len(summary.ranking.models)} models ({kind}; the score above "
-                   "pools every model's items):")
+        heading = f"ranking of {len(summary.ranking.models)} models ({kind}):"
         lines += ["", heading, *ranking_lines(section_ranking(summary.ranking))]
     if summary.judging is not None:
         lines += ["", *_judging_lines(summary, summary.judging)]
-    for dataset, metrics in summary.phase0.items():
+    if summary.by_model is not None:
+        for dataset in summary.phase0:
+            lines += ["", *_models_table(dataset, summary.by_model)]
+    for dataset, metrics in summary.phase0.items() if summary.by_model is None else ():
         # An N-version run's versions of a task are no samples of one answer: no pass@k.
         passes = summary.pass_at_k.get(dataset) if summary.nversion is None else None
         lines += ["", *_dataset_table(dataset, metrics, passes)]
@@ -85,6 +91,29 @@ def render_summary(
     return lines
 
 
+def score_meaning(ci95: ScoreInterval | None) -> str:
+    """What a score is: 100 x accepted@1 (pass/fail items, a Wilson interval), else the mean
+    item score."""
+    return "100 x accepted@1" if ci95 is None or ci95.method == "wilson" else "mean item score"
+
+
+def model_score_lines(by_model: Mapping[str, ModelSummary]) -> list[str]:
+    """A run of several models' scores: one row per model, each over its own items."""
+    meaning = score_meaning(next((m.ci95 for m in by_model.values() if m.ci95), None))
+    table = [["model", "score", "95% CI", "method", "items", "statuses"]]
+    for model, m in by_model.items():
+        table.append([model, "n/a" if m.overall_score is None else f"{m.overall_score:.1f}",
+                      "n/a" if m.ci95 is None else f"{m.ci95.low:.1f}-{m.ci95.high:.1f}",
+                      "" if m.ci95 is None else m.ci95.method,
+                      f"{m.items_total}/{m.items_planned}", _statuses(m.status_counts) or "none"])
+    return [f"score by model ({meaning}, each model over its own items):",
+            *("  " + line for line in aligned(table, left={0, 3, 5}))]
+
+
+def _statuses(counts: Mapping[Status, int]) -> str:
+    return ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+
+
 def detectable_line(found: DetectableDifference) -> str:
     """What difference the run could detect, and against what."""
     against = ("a model of this run's spread on the same requirements" if found.basis ==
@@ -97,8 +126,12 @@ def detectable_line(found: DetectableDifference) -> str:
 def _items_line(summary: RunSummary) -> str:
     """The items finished and planned, by status; an N-version run's split into versions (the
     scored items) and ensemble checks (measurements), which add up to the header's items."""
-    counts = ", ".join(f"{n} {status}" for status, n in summary.status_counts.items() if n)
+    counts = _statuses(summary.status_counts)
     nv = summary.nversion
+    if summary.by_model is not None:
+        return (f"items: {summary.items_total}/{summary.items_planned} finished, "
+                f"{len(summary.by_model)} models together ({counts or 'none'}) in "
+                f"{summary.wall_time_s:.1f} s")
     if nv is None or not nv.ensemble_planned:
         return (f"items: {summary.items_total}/{summary.items_planned} finished "
                 f"({counts or 'none'}) in {summary.wall_time_s:.1f} s")
@@ -191,7 +224,11 @@ def _judging_lines(summary: RunSummary, judging: JudgingSummary) -> list[str]:
         f"panel: {', '.join(judging.judges)} | {judging.items_judged} items scored, "
         f"{judging.judge_failed} judge_failed | functionality and logic {blend:.0f}% hidden tests",
     ]
-    if summary.dimensions:
+    if summary.by_model is not None:
+        lines += [f"dimensions of {model}: " + " | ".join(
+            f"{d} {score:.1f}" for d, score in m.dimensions.items())
+            for model, m in summary.by_model.items() if m.dimensions]
+    elif summary.dimensions:
         lines.append("dimensions: " + " | ".join(
             f"{d} {score:.1f}" for d, score in summary.dimensions.items()))
     if judging.sigma is not None:
@@ -224,6 +261,12 @@ def _usage_lines(summary: RunSummary, run: RunInfo) -> list[str]:
     roles = {name: totals for name, totals in summary.totals_by_role.items() if totals.calls}
     offline = {name: _answered_offline(name, run) for name in roles}
     total = _usage(summary.totals, bool(roles) and all(offline.values()))
+    if summary.by_model is not None:  # the target's calls are each model's own
+        return [f"model calls of all models {total}"] + [
+            line for name, totals in roles.items() for line in (
+                [f"  target {model}: {_usage(m.totals_by_role['target'], _builtin(model))}"
+                 for model, m in summary.by_model.items() if "target" in m.totals_by_role]
+                if name == "target" else [f"  {name}: {_usage(totals, offline[name])}"])]
     if len(roles) <= 1:
         return [f"model calls {total}"]
     return [f"model calls {total}"] + [
@@ -244,11 +287,15 @@ def _resumed_line(resumed: ResumedRun) -> str:
 
 def _answered_offline(role: str, run: RunInfo) -> bool:
     """Whether the calls of ``role`` went to the plugin's own offline models (``r2r/...``)."""
-    if role == "target":
-        return run.model.startswith(BUILTIN_PREFIX)
+    if role == "target":  # a run of several models names them all, separated by commas
+        return all(_builtin(model) for model in run.model.split(","))
     if role == "judges":
-        return all(judge.startswith(BUILTIN_PREFIX) for judge in run.judges)
+        return all(_builtin(judge) for judge in run.judges)
     return False
+
+
+def _builtin(model: str) -> bool:
+    return model.startswith(BUILTIN_PREFIX)
 
 
 def _usage(totals: Totals, offline: bool) -> str:
@@ -317,6 +364,32 @@ def _dataset_table(dataset: str, m: Mapping[str, Value], passes: PassAtK | None 
         f"  {label:<{width}}  " + " | ".join(f"{name} {value}" for name, value in cells)
         for label, cells in rows
     ]
+
+
+def _models_table(dataset: str, by_model: Mapping[str, ModelSummary]) -> list[str]:
+    """One dataset's Phase-0 metrics in a run of several models: a row per model, in three
+    tables (quality, errors, cost)."""
+    rows = {model: m.phase0[dataset] for model, m in by_model.items() if dataset in m.phase0}
+    passes = {model: by_model[model].pass_at_k.get(dataset) for model in rows}
+    ks = sorted({k for p in passes.values() if p is not None for k in p.values},
+                key=lambda k: int(k.removeprefix("pass@")))
+    errors = [*ERROR_DISTRIBUTION_STATUSES, "api_error", "sandbox_error"]
+    quality = [["quality", "accepted@1", *ks, "pass_ratio mean/p50/p90", "exec_success"]] + [
+        [model, _pct(m["accepted_at_1"]),
+         *(_pct(found.values.get(k)) if (found := passes[model]) else "n/a" for k in ks),
+         "/".join(_ratio(m[k]) for k in ("pass_ratio_mean", "pass_ratio_p50", "pass_ratio_p90")),
+         _pct(m["exec_success_rate"])] for model, m in rows.items()]
+    failures = [["errors", *errors]] + [
+        [model, *(_pct(m.get(f"{name}_rate")) for name in errors)] for model, m in rows.items()]
+    cost = [["cost", "avg gen tokens", "tokens/solved", "throughput", "sandbox avg",
+             "sandbox p50/p95/p99", "sandbox per solved"]] + [
+        [model, _num(m["avg_total_gen_tokens"]), _num(m["cost_per_solved_tokens"]),
+         f"{_num(m['throughput'], 2)}/s", _secs(m["avg_total_judge_time"]),
+         "/".join(_secs(m[k]) for k in ("p50_total_judge_time", "p95_total_judge_time",
+                                         "p99_total_judge_time")),
+         _secs(m["cost_per_solved_judge_time"])] for model, m in rows.items()]
+    return [f"[{dataset}] by model"] + [
+        "  " + line for table in (quality, failures, cost) for line in aligned(table)]
 
 
 def _pass_at_k_cells(passes: PassAtK) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Req2RankError
-from ._document import ResultsDocument
+from ._document import ModelSummary, ResultsDocument, RunSummary
 
 ITEM_COLUMNS = ("item_id", "dataset", "task_id", "status", "score", "pass_ratio",
                 "tests_passed", "tests_total", "prompt_tokens", "completion_tokens", "cost_usd",
@@ -46,19 +46,22 @@ def wandb_metrics(document: ResultsDocument) -> dict[str, float]:
 
     for name, value in summary.metrics.items():
         put(name, value)
-    put("run/score", summary.overall_score)
-    if summary.ci95 is not None:
-        put("run/ci95_low", summary.ci95.low)
-        put("run/ci95_high", summary.ci95.high)
-    put("run/items_total", summary.items_total)
-    put("run/items_planned", summary.items_planned)
+    def figures(prefix: str, own: RunSummary | ModelSummary) -> None:
+        put(f"{prefix}/score", own.overall_score)
+        if own.ci95 is not None:
+            put(f"{prefix}/ci95_low", own.ci95.low)
+            put(f"{prefix}/ci95_high", own.ci95.high)
+        put(f"{prefix}/items_total", own.items_total)
+        put(f"{prefix}/items_planned", own.items_planned)
+        for status, count in own.status_counts.items():
+            put(f"{prefix}/status/{status}", count)
+        for dimension, score in own.dimensions.items():
+            put(f"{prefix}/dimensions/{dimension}", score)
+        for field in ("calls", "prompt_tokens", "completion_tokens", "cost_usd"):
+            put(f"{prefix}/{field}", getattr(own.totals, field))
+
+    figures("run", summary)
     put("run/wall_time_s", summary.wall_time_s)
-    for status, count in summary.status_counts.items():
-        put(f"run/status/{status}", count)
-    for dimension, score in summary.dimensions.items():
-        put(f"run/dimensions/{dimension}", score)
-    for field in ("calls", "prompt_tokens", "completion_tokens", "cost_usd"):
-        put(f"run/{field}", getattr(summary.totals, field))
     judging = summary.judging
     if judging is not None:
         for field in ("items_judged", "judge_failed", "execution_weight", "sigma"):
@@ -95,6 +98,10 @@ def wandb_metrics(document: ResultsDocument) -> dict[str, float]:
             for field in ("score", "score_low", "score_high", "diff_to_leader", "diff_low",
                           "diff_high", "rank", "rank_low", "rank_high", "group"):
                 put(f"ranking/{row.model}/{field}", getattr(row, field))
+    for model, own in (summary.by_model or {}).items():
+        figures(f"model/{model}", own)
+        for name, value in own.metrics.items():
+            put(f"model/{model}/{name}", value)
     return metrics
 
 

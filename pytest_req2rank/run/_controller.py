@@ -318,7 +318,7 @@ class Controller:
 
     def _apply_gates(self, summary: RunSummary, items: list[ItemResult]) -> RunSummary:
         # loaded with the controller (class docstring)
-        from ..report import GateReport, compare_runs
+        from ..report import GateReport, compare_runs, run_models
         from ..scoring import score_gate
 
         gates: list[GateReport] = []
@@ -334,7 +334,9 @@ class Controller:
             gates.append(GateReport(name=verdict.name, passed=verdict.passed, message=verdict.message))
         if self.baseline is not None:
             path, document = self.baseline
-            gate, baseline_report = compare_runs(document, items, path=path,
+            # a baseline of several models holds this run's model's answers (planning checked)
+            model = self.plan.model if run_models(document) else None
+            gate, baseline_report = compare_runs(document, items, path=path, model=model,
                                                  max_drop=settings.max_drop, seed=self.plan.seed)
             gates.append(gate)
         return summary.model_copy(update={"gates": gates, "baseline": baseline_report})

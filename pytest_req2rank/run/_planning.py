@@ -182,13 +182,19 @@ def _suite_tasks(settings: Settings, seed: int) -> list[Task]:
 def _load_baseline(settings: Settings) -> tuple[Path, ResultsDocument] | None:
     if settings.baseline is None:
         return None
-    from ..report import load_results  # ~0.13 s, only for --r2r-baseline
+    from ..report import load_results, run_models  # ~0.13 s, only for --r2r-baseline
 
     path = settings.baseline
     try:
         document = load_results(path)
     except ValueError as exc:
         raise SettingsError(f"--r2r-baseline: {exc}") from None
+    ranked = run_models(document)
+    if ranked and settings.model.text not in ranked:
+        raise SettingsError(
+            f"--r2r-baseline: {path} ranked several models ({', '.join(ranked)}), not "
+            f"{settings.model.text}; gate one of them against its own answers there "
+            f"(--r2r-model={ranked[0]}), or pass the results of a run of {settings.model.text}")
     if "suite" in settings.explicit and not _same_suite(document.run.suite, settings.suite):
         raise SettingsError(
             f"--r2r-baseline: {path} ran suite {document.run.suite!r}, this run {str(settings.suite)!r}; "
@@ -206,10 +212,15 @@ def baseline_line(gate: BaselinePlan, path: Path, baseline: ResultsDocument) -> 
     if gate.overridden:
         parts.append(f"given here: {', '.join(gate.overridden)}, so the comparison pairs only "
                      "the requirements both runs have")
-    summary = baseline.summary
-    if summary.items_total < summary.items_planned:
-        parts.append(f"the baseline finished {summary.items_total} of its "
-                     f"{summary.items_planned} items, so at most {summary.items_total} pairs")
+    ranked = baseline.summary.by_model or {}
+    own = ranked.get(gate.settings.model.text)
+    if own is not None:  # a baseline of several models: this run's model's answers there
+        parts.append(f"compared with its answers of {gate.settings.model.text} (it ranked "
+                     f"{len(ranked)} models)")
+    counted = own or baseline.summary
+    if counted.items_total < counted.items_planned:
+        parts.append(f"the baseline finished {counted.items_total} of its "
+                     f"{counted.items_planned} items, so at most {counted.items_total} pairs")
     return " | ".join(parts)
 
 

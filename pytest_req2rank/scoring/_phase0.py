@@ -95,12 +95,13 @@ def phase0_metrics(problems: Sequence[ProblemOutcome], wall_clock_s: float | Non
     return metrics
 
 
-def phase0_warnings(dataset: str, metrics: Mapping[str, float | None]) -> list[str]:
-    """One line per metric outside its normal range, marked ALERT past the alert bound."""
+def phase0_warnings(dataset: str, metrics: Mapping[str, float | str | None]) -> list[str]:
+    """One line per metric outside its normal range, marked ALERT past the alert bound
+    (``metrics`` as computed, or as the results JSON keeps them)."""
     warnings = []
     for threshold in THRESHOLDS:
         value = metrics.get(threshold.metric)
-        if value is None or value < threshold.normal:
+        if not isinstance(value, float | int) or value < threshold.normal:
             continue
         level = "ALERT" if value > threshold.alert else "elevated"
         warnings.append(

@@ -58,7 +58,7 @@ def test_answers_of_a_reasoning_model_through_pytest(bench: pytest.Pytester) -> 
         "*errors*truncated 33.3%*",
     ])
     document = load_results(bench.path / "results.json")
-    assert document.schema_version == 5
+    assert document.schema_version == 6
     items = {item.task_id: item for item in document.items}
     assert {task: item.status for task, item in items.items()} == {
         "reasoned": "success", "cut": "truncated", "refused": "syntax_error"}

@@ -55,7 +55,7 @@ def test_offline_default_model_solves_everything(bench: pytest.Pytester) -> None
         "[[]status_suite[]]",
     ])
     data = results(bench)
-    assert data["schema_version"] == 5
+    assert data["schema_version"] == 6
     assert data["run"]["seed"] == 7 and data["run"]["model"] == "r2r/reference"
     assert [i["status"] for i in data["items"]] == ["success"] * 12
     assert data["summary"]["metrics"]["eval/status_suite/accepted_at_1"] == 1.0

@@ -39,6 +39,15 @@ def test_the_line_counts_items_scores_and_calls() -> None:
                                "8 in flight")
 
 
+def test_a_run_of_several_models_shows_each_models_score_so_far() -> None:
+    now = [0.0]
+    progress = _progress_at(6, now)
+    for n, model, score in ((1, "b/x", 100.0), (1, "a", 0.0), (2, "b/x", 50.0), (2, "a", None)):
+        progress.record(_item(n, score).model_copy(update={"item_id": f"d/t{n}@{model}"}),
+                        "gw0", 0)
+    assert "| scores so far b/x 75.0, a 0.0 |" in progress.line()  # not the pooled 50.0
+
+
 def test_the_rate_and_time_left_come_once_measured() -> None:
     now = [100.0]  # the workers' start: not counted
     progress = _progress_at(200, now)

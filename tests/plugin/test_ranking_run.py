@@ -46,12 +46,12 @@ def test_three_instruments_ranked_on_one_plan(bench: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines([
         "*req2rank summary*",
         f"run * | model {','.join(MODELS)} | suite humaneval | seed 11 *",
-        "ranking of 3 models (paired over the same requirements*",
+        "ranking of 3 models (paired over the same requirements):",
         "rank  95% rank  group  model *score*diff to #1*reqs",
         "   1*r2r/reference     100.0  100.0-100.0  *-  *8",
     ])
     data = results(bench)
-    assert data["schema_version"] == 5
+    assert data["schema_version"] == 6
     assert data["run"]["model"] == ",".join(MODELS)
     assert data["run"]["settings"]["model"] == MODELS[0]
     assert data["run"]["settings"]["models"] == list(MODELS)
@@ -223,3 +223,109 @@ def test_what_a_ranking_run_cannot_do_is_one_line(bench: pytest.Pytester, args: 
     assert result.ret == 4
     result.stderr.fnmatch_lines([message])
     assert "Traceback" not in result.stderr.str()
+
+
+def test_two_instruments_each_get_their_own_figures(bench: pytest.Pytester,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    pair = ("r2r/degraded:0.5", "r2r/reference")
+    result = bench.runpytest(*RUN, f"--r2r-model={','.join(pair)}")
+    data = results(bench)
+    by_model = data["summary"]["by_model"]
+    assert list(by_model) == list(pair)
+    for model in pair:
+        answered = [i for i in data["items"] if i["model"] == model]
+        solved = sum(i["status"] == "success" for i in answered)
+        own = by_model[model]
+        assert (own["items_total"], own["items_planned"]) == (8, 8)
+        assert own["overall_score"] == pytest.approx(100 * solved / 8)
+        assert own["phase0"]["humaneval"]["accepted_at_1"] == pytest.approx(solved / 8)
+        assert own["pass_at_k"]["humaneval"]["values"]["pass@1"] == pytest.approx(solved / 8)
+        assert own["status_counts"]["success"] == solved
+        assert own["totals_by_role"]["target"]["calls"] == 8
+        row = next(r for r in data["summary"]["ranking"]["models"] if r["model"] == model)
+        assert row["score"] == own["overall_score"]
+    assert by_model["r2r/reference"]["overall_score"] == 100.0
+    weak = by_model["r2r/degraded:0.5"]
+    assert weak["overall_score"] < 100.0  # the seed draws a mutant for some of its items
+    assert all("@" not in item["cluster"] for item in data["items"])  # one requirement, any model
+
+    lines = result.outlines
+    assert not any(line.startswith("score: ") for line in lines)
+    ci = {m: f"{by_model[m]['ci95']['low']:.1f}-{by_model[m]['ci95']['high']:.1f}" for m in pair}
+    result.stdout.fnmatch_lines([
+        "score by model (100 x accepted@1, each model over its own items):",
+        "  model *score*95% CI*method*items*statuses",
+        f"  r2r/degraded:0.5 *{weak['overall_score']:.1f} *{ci[pair[0]]}  wilson*8/8  *",
+        f"  r2r/reference *100.0 *{ci[pair[1]]}  wilson*8/8  8 success",
+        "items: 16/16 finished, 2 models together (*) in *",
+        "[[]humaneval[]] by model",
+        "  quality *accepted@1*pass@1*",
+        f"  r2r/degraded:0.5 *{100 * weak['phase0']['humaneval']['accepted_at_1']:.1f}%*",
+        "  r2r/reference *100.0%*100.0%*",
+        "model calls of all models 16 (answered offline: no tokens, no cost)",
+        "  target r2r/degraded:0.5: 8 (answered offline: no tokens, no cost)",
+        "  target r2r/reference: 8 (answered offline: no tokens, no cost)",
+    ])
+    markdown = (bench.path / "report.md").read_text()
+    assert "- Models: `r2r/degraded:0.5`, `r2r/reference`" in markdown
+    assert (f"| `r2r/degraded:0.5` | {weak['overall_score']:.1f} | "
+            f"{ci[pair[0]].replace('-', '–')} | wilson | 8/8 |") in markdown
+    assert "| humaneval | `r2r/reference` | 100.0% | 1.000 | 1.000 | 1.000 | 100.0% |" in markdown
+
+    # one of its models gated against its own answers there: the same answers, no regression
+    gated = bench.runpytest("--r2r-json=gated.json", "--r2r-db=store.db", "-p", "no:xdist",
+                            "--r2r-model=r2r/reference", "--r2r-baseline=results.json")
+    gated.stdout.fnmatch_lines([
+        ("req2rank: baseline gate against *results.json (run *): reusing its --r2r-suite=humaneval"
+        ", * | compared with its answers of r2r/reference (it ranked 2 models)"),
+        ("baseline * baseline 100.0 | candidate 100.0 | difference +0.0 (CI95 +0.0 to +0.0, 8 "
+        "pairs)"),
+        "gate baseline: PASSED*"])
+    assert gated.ret == 0
+    refused = bench.runpytest("--r2r-db=store.db", "-p", "no:xdist",
+                              "--r2r-model=r2r/degraded:0.9", "--r2r-baseline=results.json")
+    assert refused.ret == 4
+    refused.stderr.fnmatch_lines([
+        ("ERROR: --r2r-baseline: *results.json ranked several models (r2r/degraded:0.5, "
+        "r2r/reference), not r2r/degraded:0.9; gate one of them against its own answers there "
+        "(--r2r-model=r2r/degraded:0.5), or pass the results of a run of r2r/degraded:0.9")])
+
+    # req2rank compare: the gated run against the ranking run's answers of one model
+    multi, single = data["run"]["id"], json.loads(
+        (bench.path / "gated.json").read_text())["run"]["id"]
+    db = str(bench.path / "store.db")
+    capsys.readouterr()  # the pytest runs' output
+    assert main(["compare", multi, single, "--db", db]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"baseline  {multi} | model r2r/reference (of {','.join(pair)}) |")
+    assert "difference +0.0" in out[2]
+    assert main(["compare", single, multi, "--db", db, "--model=r2r/degraded:0.5"]) in (0, 6)
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith(f"candidate {multi} | model r2r/degraded:0.5 (of ")
+    assert main(["compare", single, multi, "--db", db, "--model=nosuch"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"req2rank compare: error: run {multi} ranked r2r/degraded:0.5, r2r/reference, not "
+        "nosuch; name the model to compare with --model=MODEL (one of them)")
+
+    # req2rank runs: no pooled score for the ranking run
+    assert main(["runs", "--db", db]) == 0
+    listed = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()}
+    assert listed[multi][-4:] == ["by", "model", "2", "models"]
+    assert listed[single][-2:] == ["100.0", f"{by_model['r2r/reference']['ci95']['low']:.1f}-100.0"]
+
+    # req2rank rank: a row per model of the ranking run, beside the gated run of one model
+    assert main(["rank", multi, single, "--db", db]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].startswith("paired: the runs share their plan")
+    table = "\n".join(out[5:8])
+    assert f"r2r/reference ({multi})" in table and f"r2r/reference ({single})" in table
+    weak_row = next(line.split() for line in out[5:8] if "r2r/degraded:0.5" in line)
+    assert weak_row[4] == f"{weak['overall_score']:.1f}"
+
+    # req2rank plan --from it: its models' paired spread, the cost of one model
+    assert main(["plan", "--difference", "20", "--from", multi, "--db", db]) == 0
+    out = capsys.readouterr().out.splitlines()
+    found = data["summary"]["detectable_difference"]
+    assert found["basis"] == "paired"
+    assert out[1].startswith(f"spread: sd {found['sd']:.1f} points of a per-requirement "
+                             f"difference, from run {multi}'s 2 models, paired on 8 requirements")
