@@ -19,6 +19,7 @@ from pytest_req2rank.hub._model_policy import (
     why_not_called,
 )
 from pytest_req2rank.providers import ProviderConfigError, litellm_provider
+from pytest_req2rank.providers.fake import reset_fake_state
 
 CONFIG = HubConfig(database_url="sqlite://")
 
@@ -102,6 +103,7 @@ def test_the_provider_tables_are_litellms_and_refuse_no_model_it_serves(
     import litellm
     from litellm.llms.openai_like.json_loader import JSONProviderRegistry
 
+    reset_fake_state()  # an earlier test of this process may have added the fake to the list
     providers = {str(getattr(p, "value", p)) for p in litellm.provider_list}
     # A LiteLLM with other providers: classify the new ones (hosted, endpoint, neither).
     assert LITELLM_PROVIDERS == providers | set(JSONProviderRegistry.list_providers())
