@@ -1,10 +1,10 @@
 """Items evaluated ahead of pytest: how one process keeps many model calls in flight.
 
 pytest runs a process's items one after another; a real model answers in seconds. So when
-an item starts, the evaluations of the next items this process will run (:mod:`._lookahead`)
-start too, each on a thread of its own, up to ``depth`` ahead. Their model calls wait for
-the process's call gate (``--r2r-concurrency`` calls in flight, target, generator and judges
-alike); their sandbox executions take turns (:class:`~pytest_req2rank.sandbox.Sandbox`
+an item starts, the evaluations of the next items this process will run (the pytest plugin
+says which) start too, each on a thread of its own, up to ``depth`` ahead. Their model calls
+wait for the run's call gate (``--r2r-concurrency`` calls in flight, target, generator and
+judges alike; :class:`~pytest_req2rank.run.Run` makes both from the option); their sandbox executions take turns (:class:`~pytest_req2rank.sandbox.Sandbox`
 executions of one process never outnumber its grading slots). An item's result is still
 reported by its own pytest item, in pytest's order, and is the same as it would be serially:
 an evaluation depends on its task, the settings and the seed, never on another item.
@@ -17,9 +17,10 @@ Ctrl-C): nothing finished is lost (answers are in the store's cache as they arri
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
+from itertools import islice
 
 from ..models import ItemResult, Task
 
@@ -36,11 +37,11 @@ class Prefetcher:
         self._lock = threading.Lock()
         self._closed = False
 
-    def ahead(self, tasks: Sequence[Task]) -> None:
-        """Start the first ``depth`` of ``tasks`` (the items this process runs next, in order)
-        that have not started; forget started ones no longer among them (another worker took
-        them: they finish in the background, their answers cached)."""
-        window = {task.item_id: task for task in tasks[: self.depth]}
+    def ahead(self, tasks: Iterable[Task]) -> None:
+        """Start the first ``depth`` of ``tasks`` (the items this process runs next, in order;
+        no more of them are read) that have not started; forget started ones no longer among
+        them (another worker took them: they finish in the background, their answers cached)."""
+        window = {task.item_id: task for task in islice(tasks, self.depth)}
         with self._lock:
             if self._closed:
                 return
