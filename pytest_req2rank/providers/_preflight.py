@@ -105,10 +105,9 @@ def merge_models(entries: Iterable[PreflightModel]) -> list[PreflightModel]:
 
 
 def preflight(models: Iterable[PreflightModel], *, timeout_s: float, gate: CallGate | None = None,
-              concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None,
-              sleep: Sleep | None = None) -> PreflightReport:
+              policy: RetryPolicy | None = None, sleep: Sleep | None = None) -> PreflightReport:
     """Check every model (see the module docstring), the calls through ``gate`` (a run's;
-    else one of ``concurrency`` slots); never raises for a model's failure
+    else one of the default size); never raises for a model's failure
     (:meth:`PreflightReport.problems` says), only :class:`ProviderConfigError` for a model
     LiteLLM cannot route."""
     from ._loop import run_sync  # asyncio, only when a remote model is checked
@@ -117,7 +116,7 @@ def preflight(models: Iterable[PreflightModel], *, timeout_s: float, gate: CallG
     if not entries:
         return PreflightReport()
     started = time.perf_counter()
-    gate = gate if gate is not None else CallGate(concurrency)
+    gate = gate if gate is not None else CallGate(DEFAULT_CONCURRENCY)
     providers = [_PreflightProvider(entry.model, api_base=entry.api_base, gate=gate,
                                     policy=policy, sleep=sleep)
                  for entry in entries]
