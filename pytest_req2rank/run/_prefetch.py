@@ -36,6 +36,7 @@ class Prefetcher:
         self._started: dict[str, Future[ItemResult]] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self._used = False
 
     def ahead(self, tasks: Iterable[Task]) -> None:
         """Start the first ``depth`` of ``tasks`` (the items this process runs next, in order;
@@ -50,6 +51,7 @@ class Prefetcher:
             for item_id, task in window.items():
                 if item_id not in self._started:
                     self._started[item_id] = self._pool.submit(self._evaluate, task)
+                    self._used = True
 
     def take(self, task: Task) -> Future[ItemResult]:
         """The evaluation of ``task``: the one started ahead, or one started now."""
@@ -59,15 +61,19 @@ class Prefetcher:
                 if self._closed:
                     raise RuntimeError("the evaluator is closed")
                 future = self._pool.submit(self._evaluate, task)
+                self._used = True
             return future
 
     def close(self, calls_refused: Callable[[], AbstractContextManager[None]]) -> None:
         """Cancel what has not started, then every model call in flight, refusing new ones
         (``calls_refused``) until the threads have ended (a sandbox execution ends within its
-        own timeout)."""
+        own timeout). One that never started an evaluation leaves the process's calls be."""
         with self._lock:
             self._closed = True
             self._started.clear()
+            used = self._used
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if not used:
+            return
         with calls_refused():
             self._pool.shutdown(wait=True)
