@@ -97,9 +97,8 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """Start this item's evaluation, and those of the items this process runs next."""
     run = item.config.stash.get(RUN_KEY, None)
-    planned = task_id(item)
-    if run is not None and planned is not None:
-        run.look_ahead([planned, *upcoming(item, nextitem, run.settings.concurrency)])
+    if run is not None and task_id(item) is not None:
+        run.look_ahead(upcoming(item, nextitem))
 
 
 @pytest.hookimpl(tryfirst=True)

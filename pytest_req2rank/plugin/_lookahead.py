@@ -26,19 +26,19 @@ def task_id(item: pytest.Item) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def upcoming(item: pytest.Item, nextitem: pytest.Item | None, limit: int) -> list[str]:
-    """Up to ``limit`` ids of the benchmark items this process will run after ``item``, in order."""
+def upcoming(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[str]:
+    """The ids of the benchmark items this process runs from ``item`` on, in order, read
+    lazily: the run takes as many as it starts ahead."""
+    planned = task_id(item)
+    if planned is not None:
+        yield planned
     following = _queued(item)
     if following is None:
         following = iter([nextitem] if nextitem is not None else [])
-    ids: list[str] = []
     for other in following:
         planned = task_id(other)
         if planned is not None:
-            ids.append(planned)
-            if len(ids) >= limit:
-                break
-    return ids
+            yield planned
 
 
 def _queued(item: pytest.Item) -> Iterator[pytest.Item] | None:

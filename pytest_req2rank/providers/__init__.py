@@ -7,6 +7,8 @@ never import litellm; every other string is a LiteLLM model served by
 :mod:`pytest_req2rank.providers.fake`). :func:`preflight` checks a run's models with one
 tiny request each before the first item; a model that keeps failing for a run-wide cause
 (revoked key, exhausted quota) is not called again and :func:`run_stop_reason` says why.
+A :class:`CallGate` caps the calls in flight of the providers it is handed to (a run hands
+one to every provider it builds).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ._breaker import RUN_WIDE_FAILURES_TO_STOP, reset_breakers, run_stop_reason
 from ._cache import CachedProvider
 from ._degraded import DegradedProvider
 from ._env import OFFLINE_DEFAULTS, apply_offline_defaults
+from ._gate import CallGate
 from ._inflight import calls_in_flight, calls_refused
 from ._litellm import LiteLLMProvider
 from ._params import Budget, ModelParameters
@@ -64,6 +67,7 @@ __all__ = [
     "AnswerSchema",
     "Budget",
     "CachedProvider",
+    "CallGate",
     "Completion",
     "CompletionRequest",
     "DegradedProvider",

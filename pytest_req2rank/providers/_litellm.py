@@ -24,6 +24,7 @@ from ._base import (
 from ._breaker import check_breaker, record_failure, record_success
 from ._env import import_litellm
 from ._errors import connection_url, describe, root_message
+from ._gate import CallGate
 from ._params import ModelParameters
 from ._retry import HARD_TIMEOUT_GRACE_S, Attempted, RetryPolicy, Sleep, call_with_retries
 from ._routing import unroutable_message
@@ -47,9 +48,11 @@ class LiteLLMProvider(Provider):
     """A model served through litellm, with retries, a concurrency cap and usage accounting.
 
     ``complete`` is synchronous and thread-safe; every call runs on the process's
-    one background event loop and passes the process's :class:`._gate.CallGate`: at most
-    ``concurrency`` calls of all providers in flight (waiting out a backoff does not hold a
-    slot), and a rate limit pauses every call of this model.
+    one background event loop and passes ``gate`` (:class:`.CallGate`): a run hands every
+    provider it builds its own gate, so at most ``--r2r-concurrency`` calls of all of them
+    are in flight (waiting out a backoff does not hold a slot), and a rate limit pauses every
+    call of this model. Without a ``gate``, the provider has one of its own of
+    ``concurrency`` slots.
     ``fake/<name>`` models are served in-process by :mod:`pytest_req2rank.providers.fake`.
     litellm is imported on the first call, not before. A model that keeps failing for a
     run-wide cause is not called again (:mod:`._breaker`). Every error names the model, and
@@ -59,20 +62,24 @@ class LiteLLMProvider(Provider):
     ``--r2r-reasoning-effort``); what else is sent follows the model (:class:`ModelParameters`).
     """
 
-    def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                 policy: RetryPolicy | None = None, sleep: Sleep | None = None,
+    def __init__(self, model: str, *, api_base: str | None = None, gate: CallGate | None = None,
+                 concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None,
+                 sleep: Sleep | None = None,
                  reasoning_effort: ReasoningEffort | None = None) -> None:
-        if concurrency < 1:
-            raise ProviderConfigError(f"concurrency must be at least 1, got {concurrency}")
         self.model = model
         self.api_base = api_base
-        self.concurrency = concurrency
+        self.gate = gate if gate is not None else CallGate(concurrency)
         self.policy = policy or RetryPolicy()
         self.reasoning_effort: ReasoningEffort | None = reasoning_effort
         self._sleep: Sleep | None = sleep
         self._litellm: ModuleType | None = None
         self._parameters: ModelParameters | None = None
         self._ready_lock = threading.Lock()
+
+    @property
+    def concurrency(self) -> int:
+        """The most calls in flight through this provider's gate."""
+        return self.gate.slots
 
     @property
     def answer_parameters(self) -> dict[str, Any]:
@@ -231,11 +238,9 @@ class LiteLLMProvider(Provider):
     async def _acomplete(self, request: CompletionRequest) -> Completion:
         import asyncio  # already loaded here (this runs on the event loop); kept off the module
 
-        from ._gate import call_gate  # as asyncio
-
         litellm = self._ensure_ready()
         self._register_fake()
-        gate = call_gate(self.concurrency)
+        gate = self.gate
         kwargs = self.request_kwargs(request)
 
         async def attempt() -> Any:
@@ -284,11 +289,9 @@ class LiteLLMProvider(Provider):
     async def _aembed(self, texts: list[str], timeout_s: float) -> Embedding:
         import asyncio  # as _acomplete
 
-        from ._gate import call_gate  # as asyncio
-
         litellm = self._ensure_ready()
         self._register_fake()
-        gate = call_gate(self.concurrency)
+        gate = self.gate
         kwargs: dict[str, Any] = {"model": self.model, "input": texts, "timeout": timeout_s,
                                   "max_retries": 0, "num_retries": 0, **self.endpoint_kwargs()}
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..models import ModelSpec, Usage
+from ..models import DEFAULT_CONCURRENCY, ModelSpec, Usage
 from ._base import (
     PREFLIGHT_PROMPT,
     CompletionRequest,
@@ -25,6 +25,7 @@ from ._base import (
     ProviderError,
     usage_of,
 )
+from ._gate import CallGate
 from ._litellm import LiteLLMProvider
 from ._retry import RetryPolicy, Sleep
 
@@ -103,9 +104,10 @@ def merge_models(entries: Iterable[PreflightModel]) -> list[PreflightModel]:
     return list(merged.values())
 
 
-def preflight(models: Iterable[PreflightModel], *, concurrency: int, timeout_s: float,
+def preflight(models: Iterable[PreflightModel], *, timeout_s: float, gate: CallGate | None = None,
               policy: RetryPolicy | None = None, sleep: Sleep | None = None) -> PreflightReport:
-    """Check every model (see the module docstring); never raises for a model's failure
+    """Check every model (see the module docstring), the calls through ``gate`` (a run's;
+    else one of the default size); never raises for a model's failure
     (:meth:`PreflightReport.problems` says), only :class:`ProviderConfigError` for a model
     LiteLLM cannot route."""
     from ._loop import run_sync  # asyncio, only when a remote model is checked
@@ -114,8 +116,9 @@ def preflight(models: Iterable[PreflightModel], *, concurrency: int, timeout_s: 
     if not entries:
         return PreflightReport()
     started = time.perf_counter()
-    providers = [_PreflightProvider(entry.model, api_base=entry.api_base,
-                                    concurrency=concurrency, policy=policy, sleep=sleep)
+    gate = gate if gate is not None else CallGate(DEFAULT_CONCURRENCY)
+    providers = [_PreflightProvider(entry.model, api_base=entry.api_base, gate=gate,
+                                    policy=policy, sleep=sleep)
                  for entry in entries]
     for provider in providers:
         provider.validate()  # imports litellm here, not on the providers' loop

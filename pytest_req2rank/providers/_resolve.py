@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..models import DEFAULT_CONCURRENCY, ModelSpec, ReasoningEffort
+from ..models import ModelSpec, ReasoningEffort
 from ._base import Provider, ProviderConfigError
 from ._degraded import DegradedProvider
 from ._env import import_litellm
+from ._gate import CallGate
 from ._litellm import LiteLLMProvider
 from ._reference import ReferenceProvider
 from ._routing import surely_unroutable, unroutable_message
@@ -45,18 +46,19 @@ def load_offline(model: ModelSpec | str, *, task_ids: Iterable[str] | None = Non
 
 
 def resolve_provider(
-    model: ModelSpec | str, *, api_base: str | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY, reasoning_effort: ReasoningEffort | None = None,
+    model: ModelSpec | str, *, api_base: str | None = None, gate: CallGate | None = None,
+    reasoning_effort: ReasoningEffort | None = None,
 ) -> Provider:
     """The provider for ``model``: ``r2r/…`` offline built-ins, else the LiteLLM adapter,
-    sending ``reasoning_effort`` with every request (built-ins ignore it).
+    its calls through ``gate`` (a run's; else a gate of its own of the default size),
+    sending ``reasoning_effort`` with every request (built-ins ignore both).
 
     Building a LiteLLM provider does not import litellm; its first call does.
     """
     spec = model_spec(model)
     if spec.is_builtin:
         return load_offline(spec)
-    return LiteLLMProvider(spec.text, api_base=api_base, concurrency=concurrency,
+    return LiteLLMProvider(spec.text, api_base=api_base, gate=gate,
                            reasoning_effort=reasoning_effort)
 
 

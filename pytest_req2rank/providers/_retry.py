@@ -3,7 +3,7 @@
 Rate limits (429), transient server or connection faults and an unreachable server back
 off 1 s → 2 s → 4 s (doubling, capped at 8 s), at most 3 retries, or wait for the
 server's Retry-After hint (capped). A rate limit pauses every call of that model in the
-process for that wait (:class:`._gate.CallGate`), not only the call that got it. An API
+run for that wait (:class:`._gate.CallGate`), not only the call that got it. An API
 timeout is retried once, at once; a second one is a ``timeout``. A failure no retry can
 mend (refused credentials, unknown model, exhausted quota, a request the provider refuses:
 :data:`._base.PERMANENT_CAUSES`) is not retried. Those, and exhausted retries, are an

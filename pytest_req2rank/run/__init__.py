@@ -6,11 +6,12 @@ is another (see ``docs/python-api.md``).
 """
 
 from ._controller import Controller, OutputPaths, lost_item, stopped_warning, store_path
-from ._evaluator import Evaluator
+from ._evaluator import Equipment, Evaluator
 from ._run import Run, SubmissionResult
 
 __all__ = [
     "Controller",
+    "Equipment",
     "Evaluator",
     "OutputPaths",
     "Run",

@@ -242,7 +242,7 @@ class Controller:
                 version_items(items), self.settings.qa_samples, self.plan.seed)})
         if self.isolation in WEAK_ISOLATION:
             summary = summary.model_copy(update={"warnings": [
-                *summary.warnings, weak_isolation_warning(self.isolation, self.settings.sandbox)]})
+                *summary.warnings, weak_isolation_warning(self.isolation, str(self.settings.sandbox))]})
         identical = self.settings.identical_samples_warning(self.plan.samples)
         if identical:
             summary = summary.model_copy(update={"warnings": [*summary.warnings, identical]})

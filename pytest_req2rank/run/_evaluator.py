@@ -1,29 +1,36 @@
-"""The per-process side of a run: evaluates the plan's items with the provider, sandbox and judges."""
+"""The per-process side of a run: evaluates the plan's items with its models, sandbox and judges."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
-from concurrent.futures import TimeoutError as FutureTimeout
-from functools import cached_property
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..execution import RunOptions, run_requirement, run_task
-from ..models import COMPLEXITIES, ItemId, ItemResult, ModelSpec, ReasoningEffort, Task, Usage
+from ..models import (
+    COMPLEXITIES,
+    ItemId,
+    ItemResult,
+    ModelSpec,
+    ReasoningEffort,
+    Status,
+    Task,
+    Usage,
+)
 from ..plan import RunPlan
 from ..providers import (
     CachedProvider,
+    CallGate,
     LiteLLMProvider,
     Provider,
     RetryPolicy,
-    calls_refused,
     resolve_provider,
 )
 from ..sandbox import Sandbox, TakingTurns, create_sandbox
 from ..settings import Settings
-from ._prefetch import Prefetcher
 
 if TYPE_CHECKING:
     from ..generation import Template
@@ -33,222 +40,94 @@ if TYPE_CHECKING:
     from ..store import Store
 
 
+@dataclass(frozen=True)
+class Equipment:
+    """The models, judges and templates a process evaluates a run's items with: only what the
+    run uses (:meth:`Evaluator.equipment` builds it)."""
+
+    providers: dict[str, Provider]
+    """Each model the run benchmarks, by its text; the target (``--r2r-model``) first."""
+    generator: Provider | None = None
+    judges: list[Judge] = field(default_factory=list)
+    panel_config: PanelConfig | None = None
+    """How the judges' verdicts blend (``None`` without judges)."""
+    templates: dict[str, Template] = field(default_factory=dict)
+    """The dynamic suite's requirement templates, by id (empty for any other suite)."""
+    nversion: NVersionEvaluator | None = None
+    """An N-version run's items: versions, and ensemble checks voted on them."""
+    semantic: SemanticMeasures | None = None
+    store: Store | None = None
+    """The store the response cache writes to, and a resumed N-version run's kept versions
+    are read from (``None`` when nothing needs it: every model offline, nothing kept)."""
+
+    def close(self) -> None:
+        for judge in self.judges:
+            judge.close()
+        if self.semantic is not None and self.semantic.judge is not None:
+            self.semantic.judge.close()
+        for provider in [*self.providers.values(), *([self.generator] if self.generator else [])]:
+            provider.close()
+
+
 class Evaluator:
     """Evaluates items on one process (an xdist worker, or the only process without xdist):
-    the tasks of the plan, the provider, the sandbox and the judges, each built lazily.
+    the tasks of the plan, the sandbox, and the models and judges of :meth:`equipment`.
 
-    Every model answer is written to the store's response cache as it arrives,
-    keyed by run id; a resumed run (same run id) is answered from the cache. The items it
-    keeps (``kept``: finished with a verdict) are deselected, never evaluated again; an
-    N-version run's ensemble checks read their kept versions from the store.
-
-    When a model of the run answers over the network, the items this process runs next are
-    evaluated ahead of pytest (:mod:`._prefetch`), ``--r2r-concurrency`` of them at most, and
-    an item that has no result within its ceiling (:meth:`ceiling_s`) is an ``api_error``.
-
-    The store, the generator and the judge panel are imported on first use: a
-    static suite without judges never loads them (nor numpy, jsonschema or
-    sqlite-utils), which keeps a worker's start short.
+    Every remote model's call passes ``gate``, the run's (:class:`~pytest_req2rank.run.Run`
+    makes it from ``--r2r-concurrency``), and its answer is written to the store's response
+    cache as it arrives, keyed by run id; a resumed run (same run id) is answered from the
+    cache. The items it keeps (``kept``: finished with a verdict) are deselected, never
+    evaluated again; an N-version run's ensemble checks read their kept versions from the
+    store. :meth:`evaluate` is thread-safe: the run's look-ahead calls it from its threads.
     """
 
-    def __init__(
-        self,
-        settings: Settings,
-        plan: RunPlan,
-        tasks: dict[str, Task],
-        store_path: Path,
-        *,
-        kept: frozenset[str] = frozenset(),
-    ) -> None:
+    def __init__(self, settings: Settings, plan: RunPlan, tasks: dict[str, Task],
+                 store_path: Path, *, gate: CallGate, kept: frozenset[str] = frozenset()) -> None:
         self.settings = settings
         self.plan = plan
         self.tasks = tasks
         self.store_path = store_path
+        self.gate = gate
         self.kept = kept
         """The items a resumed run keeps from its earlier sessions."""
+        self.sandbox: Sandbox = TakingTurns(create_sandbox(settings.sandbox))
+        self.options = RunOptions(
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            seed=plan.seed,
+            api_timeout_s=settings.timeout,
+            sandbox_timeout_s=settings.sandbox_timeout_s,
+            worker=os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        )
+        self._equipment: Equipment | None = None
+        self._equipping = threading.Lock()
 
     def task(self, item_id: str) -> Task:
         return self.tasks[item_id]
 
-    @cached_property
-    def store(self) -> Store:
-        from ..store import Store  # sqlite-utils: a run without a cache or resume never needs it
+    def equipment(self) -> Equipment:
+        """The run's models, judges and templates, built by the first call (under a lock: the
+        look-ahead's threads may ask at once) and kept.
 
-        return Store(self.store_path)
-
-    def _cached_provider(self, model: ModelSpec | str, api_base: str | None,
-                         reasoning_effort: ReasoningEffort | None = None) -> Provider:
-        """``model`` answering through the run's response cache (offline models need none)."""
-        provider = resolve_provider(model, api_base=api_base, concurrency=self.settings.concurrency,
-                                    reasoning_effort=reasoning_effort)
-        if provider.offline:
-            return provider
-        return CachedProvider(provider, self.store, namespace=self.plan.run_id, api_base=api_base)
-
-    @cached_property
-    def provider(self) -> Provider:
-        return self._cached_provider(self.settings.model, self.settings.api_base,
-                                     self.settings.reasoning_effort)
-
-    @cached_property
-    def providers(self) -> dict[str, Provider]:
-        """Each model of a run of several models by its text (``{}`` in a run of one)."""
-        return {model.text: self.provider if model == self.settings.model else
-                self._cached_provider(model, self.settings.api_base, self.settings.reasoning_effort)
-                for model in self.settings.models}
+        Only what the run uses is built, and only its modules imported: a static suite
+        without judges loads no generator, judge panel or N-version library (nor numpy,
+        jsonschema or sqlite-utils, nor litellm, which a provider imports on its first
+        call), which keeps a worker's start short; a run whose models are all offline opens
+        no store.
+        """
+        with self._equipping:
+            if self._equipment is None:
+                self._equipment = _Outfitter(self).build()
+            return self._equipment
 
     def provider_of(self, task: Task) -> Provider:
         """The model that answers ``task``: its item's ``@MODEL``, else the run's model."""
-        model = ItemId.parse(task.item_id).model if self.settings.models else None
-        return self.provider if model is None else self.providers[model]
+        return self.equipment().providers[self.model_of(task)]
 
     def model_of(self, task: Task) -> str:
         """The text of the model that answers ``task``."""
         model = ItemId.parse(task.item_id).model if self.settings.models else None
         return self.settings.model.text if model is None else model
-
-    @cached_property
-    def sandbox(self) -> Sandbox:
-        return TakingTurns(create_sandbox(self.settings.sandbox))
-
-    @cached_property
-    def options(self) -> RunOptions:
-    
-        return RunOptions(
-            max_tokens=self.settings.max_tokens,
-            temperature=self.settings.temperature,
-            seed=self.plan.seed,
-            api_timeout_s=self.settings.timeout,
-            sandbox_timeout_s=self.settings.sandbox_timeout_s,
-            worker=os.environ.get("PYTEST_XDIST_WORKER", "main"),
-        )
-
-    @cached_property
-    def nversion(self) -> NVersionEvaluator | None:
-        """An N-version run's items: versions from the model (the built-in model: from the
-        library), ensemble checks voted on them; None in any other run."""
-        if self.plan.nversion is None:
-            return None
-        from ..nversion import (  # the library and tree-sitter: only for N-version runs
-            LibraryProvider,
-            NVersionEvaluator,
-            load_library,
-        )
-
-        library = {entry.task_id: entry for entry in load_library()}
-        builtin = self.settings.model.kind == "reference"
-        provider = LibraryProvider(library) if builtin else self.provider
-        evaluator = NVersionEvaluator(provider, self.sandbox, self.options, n=self.plan.nversion,
-                                      library=library, builtin=builtin,
-                                      measures=self.semantic_measures,
-                                      generation=self.settings.generation_config())
-        if self.kept:  # the kept versions and diversity, for the checks that run again
-            for item in self.store.items(self.plan.run_id):
-                if item.item_id in self.kept:
-                    evaluator.remember(item)
-        return evaluator
-
-    @cached_property
-    def semantic_measures(self) -> SemanticMeasures:
-        """What measures an N-version run's SDP (an approach judge) and MBCS (an embedding
-        model); either may be absent, and is then reported as not measured."""
-        from ..judging import ApproachJudge  # as build_judges
-        from ..nversion import SemanticMeasures  # as nversion
-
-        model, why = self.settings.sdp_judge_model()
-        judge = None if model is None else ApproachJudge(
-            self._judge_provider(model), seed=self.plan.seed, timeout_s=self.settings.timeout)
-        embedder = None if self.settings.embedding_model is None else LiteLLMProvider(
-            self.settings.embedding_model, api_base=self.settings.embedding_api_base,
-            concurrency=self.settings.concurrency)
-        return SemanticMeasures(judge=judge, embedder=embedder,
-                                sdp_reason="" if judge is not None else why,
-                                timeout_s=self.settings.timeout)
-
-    @cached_property
-    def templates(self) -> dict[str, Template]:
-        from ..generation import load_templates  # ~0.5 s of imports a static suite never needs
-
-        return {template.id: template for template in load_templates(self.settings.templates)}
-
-    @cached_property
-    def generator(self) -> Provider | None:
-        if self.settings.generator is None:
-            return None
-        return self._cached_provider(self.settings.generator, self.settings.api_base)
-
-    @cached_property
-    def judges(self) -> list[Judge]:
-        """The panel; LLM judges answer through the run's response cache, like the target."""
-        if not self.settings.panel():
-            return []
-        from ..judging import build_judges  # ~0.2 s (analysers, numpy) a run without judges skips
-
-        return build_judges(
-            self.settings.panel(), provider=self._judge_provider, seed=self.plan.seed,
-            timeout_s=self.settings.timeout, weights=self.settings.weights,
-        )
-
-    @cached_property
-    def panel_config(self) -> PanelConfig:
-        from ..judging import PanelConfig  # as build_judges
-
-        return PanelConfig(
-            weights=self.settings.weights,
-            execution_weight=self.settings.execution_weight,
-            exclude_self_judging=self.settings.exclude_self_judging,
-        )
-
-    def _judge_provider(self, model: str) -> Provider:
-        return self._cached_provider(model, api_base=None)
-
-    @cached_property
-    def _prefetcher(self) -> Prefetcher | None:
-        """Items ahead of pytest only when a model waits on the network: offline models answer
-        at once, and their runs keep one thread."""
-        targets = [self.provider, *self.providers.values()]
-        models = [*([self.generator] if self.generator else []), *self.judges]
-        semantic = self.plan.nversion is not None and (
-            self.settings.sdp_judge_model()[0] is not None
-            or self.settings.embedding_model is not None)
-        if all(target.offline for target in targets) \
-                and all(model.offline for model in models) and not semantic:
-            return None
-        return Prefetcher(self._evaluate_now, depth=self.settings.concurrency)
-
-    def look_ahead(self, item_ids: Sequence[str]) -> None:
-        """Start evaluating the items with ``item_ids``: this process runs them next, in order."""
-        prefetcher = self._prefetcher
-        if prefetcher is not None:
-            self._build_shared()
-            prefetcher.ahead([self.tasks[i] for i in item_ids if i in self.tasks])
-
-    def _build_shared(self) -> None:
-        """Build what the evaluation threads share here, on pytest's thread: a cached property
-        is not built safely by several threads at once."""
-        shared = ["options", "sandbox", "providers"]
-        if self.judges:
-            shared.append("panel_config")
-        if self.settings.suite.kind == "dynamic":
-            shared.append("templates")
-        shared.append("nversion")
-        for name in shared:
-            getattr(self, name)
-
-    def evaluate(self, task: Task) -> ItemResult:
-        """The result of ``task``; when it was started ahead, that evaluation's."""
-        prefetcher = self._prefetcher
-        if prefetcher is None or self.tasks.get(task.item_id) is not task:
-            return self._evaluate_now(task)
-        future = prefetcher.take(task)
-        ceiling = self.ceiling_s(task)
-        try:
-            return future.result(timeout=ceiling)
-        except FutureTimeout:
-            future.cancel()
-            return lost_item(task, self.model_of(task), "api_error",
-                             f"no result within the item's ceiling of {ceiling:.0f} s (model "
-                             "calls, retries, sandbox and judges together); the run went on")
 
     def ceiling_s(self, task: Task) -> float:
         """The longest an item may take: each model call of its own at its worst (every attempt
@@ -275,10 +154,12 @@ class Evaluator:
         level = COMPLEXITIES.get(str((task.spec or {}).get("complexity")))
         if level is not None:
             api_s = max(api_s, level.timeout_s)
-        calls = 2 + (1 if self.judges else 0) + (3 if self.generator is not None else 0)
+        calls = (2 + (1 if self.settings.panel() else 0)
+                 + (3 if self.settings.generator is not None else 0))
         # HumanEval-form checks and probes run a few executions of a budget each; a generator's
         # calibration grades mutants as well.
-        executions = (len(task.cases) + SANDBOX_EXECUTIONS) * (10 if self.generator else 1)
+        executions = ((len(task.cases) + SANDBOX_EXECUTIONS)
+                      * (10 if self.settings.generator is not None else 1))
         return (calls * RetryPolicy().longest_call_s(api_s)
                 + executions * self.settings.sandbox_timeout_s + CEILING_MARGIN_S)
 
@@ -288,10 +169,11 @@ class Evaluator:
         return (self.settings.model.kind != "reference"
                 and self.settings.generation_config().method == "pipeline")
 
-    def _evaluate_now(self, task: Task) -> ItemResult:
-        nversion = self.nversion
-        if nversion is not None:
-            result = nversion.evaluate(task)
+    def evaluate(self, task: Task) -> ItemResult:
+        """The result of ``task``: the model asked, its code graded, the judges' verdicts."""
+        equipment = self.equipment()
+        if equipment.nversion is not None:
+            result = equipment.nversion.evaluate(task)
             ensemble = result.nversion is not None and result.nversion.role == "ensemble"
             return result if ensemble else self._judged(result)
         if task.form == "requirement":
@@ -309,13 +191,14 @@ class Evaluator:
             sandbox_grader,
         )
 
+        equipment = self.equipment()
         spec = RequirementSpec.model_validate(task.spec)
-        requirement = build_requirement(spec, self.templates)
+        requirement = build_requirement(spec, equipment.templates)
         provenance = None
         generator_usage = Usage()
-        if self.generator is not None:
+        if equipment.generator is not None:
             try:
-                elaboration = elaborate(requirement, self.generator,
+                elaboration = elaborate(requirement, equipment.generator,
                                         sandbox_grader(self.sandbox))
             except InfrastructureError as exc:
                 return lost_item(task, self.model_of(task), "sandbox_error",
@@ -334,30 +217,126 @@ class Evaluator:
     def _judged(self, result: ItemResult, requirement: ProjectRequirement | None = None
                 ) -> ItemResult:
         """``result`` with the panel's verdicts (unchanged when the run has no panel)."""
-        if not self.judges:
+        equipment = self.equipment()
+        if not equipment.judges or equipment.panel_config is None:
             return result
-        from ..judging import judge_result  # as build_judges
+        from ..judging import judge_result  # loaded already: the judges were built
 
-        return judge_result(result, self.judges, self.panel_config, requirement)
+        return judge_result(result, equipment.judges, equipment.panel_config, requirement)
 
     def close(self) -> None:
-        """Stop what runs ahead (:meth:`Prefetcher.close`), then release everything."""
-        prefetcher = self.__dict__.get("_prefetcher")
-        if prefetcher is not None:
-            prefetcher.close(calls_refused)
-        for judge in self.__dict__.get("judges", []):
-            judge.close()
-        measures = self.__dict__.get("semantic_measures")
-        if measures is not None and measures.judge is not None:
-            measures.judge.close()
-        for provider in self.__dict__.get("providers", {}).values():
-            if provider is not self.__dict__.get("provider"):
-                provider.close()
-        for name in ("sandbox", "provider", "generator", "store"):
-            if name in self.__dict__:
-                resource = getattr(self, name)
-                if resource is not None:
-                    resource.close()
+        """Release the models, the judges, the sandbox and the store."""
+        equipment = self._equipment
+        if equipment is not None:
+            equipment.close()
+        self.sandbox.close()
+        if equipment is not None and equipment.store is not None:
+            equipment.store.close()
+
+
+class _Outfitter:
+    """Builds an evaluator's :class:`Equipment`, once; models answer through the run's gate
+    and, when remote, its response cache."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.settings = evaluator.settings
+        self.plan = evaluator.plan
+        self.evaluator = evaluator
+        self.store: Store | None = None
+
+    def build(self) -> Equipment:
+        settings = self.settings
+        providers = {model.text: self.answering(model, settings.api_base, settings.reasoning_effort)
+                     for model in dict.fromkeys((settings.model, *settings.models))}
+        generator = (None if settings.generator is None else
+                     self.answering(settings.generator, settings.api_base))
+        judges, panel_config = self.panel()
+        templates: dict[str, Template] = {}
+        if settings.suite.kind == "dynamic":
+            from ..generation import load_templates  # ~0.5 s a static suite never needs
+
+            templates = {template.id: template for template in load_templates(settings.templates)}
+        semantic = nversion = None
+        if self.plan.nversion is not None:
+            semantic = self.semantic_measures()
+            nversion = self.nversion(providers[settings.model.text], semantic)
+        return Equipment(providers, generator, judges, panel_config, templates, nversion,
+                         semantic, self.store)
+
+    def panel(self) -> tuple[list[Judge], PanelConfig | None]:
+        """The judges, their LLMs answering through the run's response cache like the target,
+        and how their verdicts blend; none for a run without a panel."""
+        settings = self.settings
+        if not settings.panel():
+            return [], None
+        from ..judging import PanelConfig, build_judges  # ~0.2 s (analysers, numpy)
+
+        judges = build_judges(settings.panel(), provider=self.judge, seed=self.plan.seed,
+                              timeout_s=settings.timeout, weights=settings.weights)
+        return judges, PanelConfig(weights=settings.weights,
+                                   execution_weight=settings.execution_weight,
+                                   exclude_self_judging=settings.exclude_self_judging)
+
+    def answering(self, model: ModelSpec | str, api_base: str | None,
+                  reasoning_effort: ReasoningEffort | None = None) -> Provider:
+        """``model`` answering through the run's gate and response cache (offline models need
+        neither)."""
+        provider = resolve_provider(model, api_base=api_base, gate=self.evaluator.gate,
+                                    reasoning_effort=reasoning_effort)
+        if provider.offline:
+            return provider
+        return CachedProvider(provider, self.opened_store(), namespace=self.plan.run_id,
+                              api_base=api_base)
+
+    def judge(self, model: str) -> Provider:
+        return self.answering(model, api_base=None)
+
+    def opened_store(self) -> Store:
+        if self.store is None:
+            from ..store import Store  # sqlite-utils: a run of offline models never needs it
+
+            self.store = Store(self.evaluator.store_path)
+        return self.store
+
+    def semantic_measures(self) -> SemanticMeasures:
+        """What measures an N-version run's SDP (an approach judge) and MBCS (an embedding
+        model); either may be absent, and is then reported as not measured."""
+        from ..judging import ApproachJudge  # as build_judges
+        from ..nversion import SemanticMeasures  # the library: only for N-version runs
+
+        settings = self.settings
+        model, why = settings.sdp_judge_model()
+        judge = None if model is None else ApproachJudge(
+            self.judge(model), seed=self.plan.seed, timeout_s=settings.timeout)
+        embedder = None if settings.embedding_model is None else LiteLLMProvider(
+            settings.embedding_model, api_base=settings.embedding_api_base,
+            gate=self.evaluator.gate)
+        return SemanticMeasures(judge=judge, embedder=embedder,
+                                sdp_reason="" if judge is not None else why,
+                                timeout_s=settings.timeout)
+
+    def nversion(self, target: Provider, measures: SemanticMeasures) -> NVersionEvaluator:
+        """An N-version run's items: versions from the model (the built-in model: from the
+        library), ensemble checks voted on them."""
+        from ..nversion import (  # the library and tree-sitter: only for N-version runs
+            LibraryProvider,
+            NVersionEvaluator,
+            load_library,
+        )
+
+        assert self.plan.nversion is not None
+        evaluator = self.evaluator
+        library = {entry.task_id: entry for entry in load_library()}
+        builtin = self.settings.model.kind == "reference"
+        nversion = NVersionEvaluator(
+            LibraryProvider(library) if builtin else target, evaluator.sandbox,
+            evaluator.options, n=self.plan.nversion, library=library, builtin=builtin,
+            measures=measures, generation=self.settings.generation_config())
+        if evaluator.kept:  # the kept versions and diversity, for the checks that run again
+            for item in self.opened_store().items(self.plan.run_id):
+                if item.item_id in evaluator.kept:
+                    nversion.remember(item)
+        return nversion
 
 
 CEILING_MARGIN_S = 60.0
@@ -368,8 +347,8 @@ SDP_PAIRS_AT_ONCE = 8
 """Pairs of a task SDP asks at once (``nversion.MAX_PAIRS_AT_ONCE``)."""
 
 
-def lost_item(task: Task, model: str, status: str, reason: str) -> ItemResult:
+def lost_item(task: Task, model: str, status: Status, reason: str) -> ItemResult:
     """An item lost to infrastructure (``api_error``, ``sandbox_error``), not the model's fault."""
-    kind = "dynamic" if task.form == "requirement" else "static"
+    kind: Literal["static", "dynamic"] = "dynamic" if task.form == "requirement" else "static"
     return ItemResult(item_id=task.item_id, dataset=task.dataset, task_id=task.task_id, model=model,
                       status=status, reason=reason, kind=kind, sample=task.sample)

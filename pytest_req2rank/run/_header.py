@@ -43,7 +43,7 @@ def header_lines(evaluator: Evaluator, *, stored: int | None = None,
     if warning:
         lines.append(f"req2rank: WARNING: {warning}")
     lines += parameter_lines(evaluator)
-    if evaluator.nversion is not None:
+    if plan.nversion is not None:
         lines += nversion_lines(evaluator)
     return lines
 
@@ -80,7 +80,7 @@ def parameter_lines(evaluator: Evaluator) -> list[str]:
 
 def nversion_lines(evaluator: Evaluator) -> list[str]:
     """The header of an N-version run: what it runs, and which tasks repeat versions."""
-    nversion = evaluator.nversion
+    nversion = evaluator.equipment().nversion
     assert nversion is not None and evaluator.plan.nversion is not None
     n = evaluator.plan.nversion
     planned = [ItemId.parse(item_id) for item_id in evaluator.plan.item_ids]
@@ -119,7 +119,8 @@ def _pipeline_source(config: GenerationConfig) -> str:
 
 def nversion_repeat_warning(evaluator: Evaluator) -> str | None:
     """The built-in model's repeats: the tasks with fewer distinct implementations than N."""
-    nversion, n = evaluator.nversion, evaluator.plan.nversion
+    n = evaluator.plan.nversion
+    nversion = evaluator.equipment().nversion if n is not None else None
     if nversion is None or n is None or not nversion.builtin:
         return None
     from ..nversion import repeated_tasks  # the library: only in N-version runs

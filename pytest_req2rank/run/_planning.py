@@ -22,6 +22,7 @@ from ..models import (
 )
 from ..plan import RunPlan, SampleCounts, build_plan, planned_tasks, select_tasks
 from ..providers import (
+    CallGate,
     PreflightModel,
     PreflightReport,
     SamplesProvider,
@@ -320,6 +321,18 @@ def _models_of_run(settings: Settings, task_ids: list[str]
     return models
 
 
+def calls_remote_models(settings: Settings) -> bool:
+    """Whether a model of the run answers over the network (anything but a ``r2r/…``
+    built-in): only then are items started ahead of pytest."""
+    for _, model, _, _ in _models_of_run(settings, []):
+        try:
+            if not (model if isinstance(model, ModelSpec) else ModelSpec.parse(model)).is_builtin:
+                return True
+        except ValueError:  # checked on the controller already; served by LiteLLM if at all
+            return True
+    return False
+
+
 def check_models(settings: Settings, task_ids: list[str]) -> None:
     """Check the model, the generator and the judges once, up front, so a broken samples
     file, an unroutable model name or a model missing from the fake script is one clear
@@ -332,11 +345,12 @@ def check_models(settings: Settings, task_ids: list[str]) -> None:
             raise SettingsError(f"{option}: {exc}") from None
 
 
-def preflight_models(settings: Settings, tasks: Iterable[Task], task_ids: list[str]
-                     ) -> PreflightReport:
-    """Call every remote model of the run once (:func:`~pytest_req2rank.providers.preflight`);
-    raise :class:`~pytest_req2rank.providers.PreflightFailed`, one line per model that
-    cannot answer."""
+def preflight_models(settings: Settings, tasks: Iterable[Task], task_ids: list[str],
+                     gate: CallGate) -> PreflightReport:
+    """Call every remote model of the run once, through the run's ``gate``
+    (:func:`~pytest_req2rank.providers.preflight`); raise
+    :class:`~pytest_req2rank.providers.PreflightFailed`, one line per model that cannot
+    answer."""
     from ..providers import PreflightFailed, preflight  # as the adapter: on the first call
 
     elaborates = any(task.form == "requirement" for task in tasks)
@@ -346,7 +360,7 @@ def preflight_models(settings: Settings, tasks: Iterable[Task], task_ids: list[s
                         else "--r2r-api-base")
          for option, model, api_base, _ in _models_of_run(settings, task_ids)
          if option != "--r2r-generator" or elaborates],  # a static suite never calls it
-        concurrency=settings.concurrency, timeout_s=settings.timeout)
+        gate=gate, timeout_s=settings.timeout)
     if report.problems:
         raise PreflightFailed(report.problems)
     return report

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
@@ -11,12 +12,19 @@ from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
 from ..models import ItemResult, Task
 from ..plan import RunPlan
-from ..providers import reset_breakers
+from ..providers import CallGate, calls_refused, reset_breakers
 from ..settings import Settings
 from ._controller import Controller, OutputPaths, store_path
-from ._evaluator import Evaluator
+from ._evaluator import Evaluator, lost_item
 from ._header import header_lines, nversion_repeat_warning
-from ._planning import check_models, plan_run, planned_run_tasks, preflight_models
+from ._planning import (
+    calls_remote_models,
+    check_models,
+    plan_run,
+    planned_run_tasks,
+    preflight_models,
+)
+from ._prefetch import Prefetcher
 from ._writable import check_outputs
 
 if TYPE_CHECKING:
@@ -47,16 +55,19 @@ class Run:
     run and writes its outputs. The items may be evaluated in other processes, each with a
     run :meth:`join`-ed from the plan; only the run that was opened records and finishes.
 
-    ``run.evaluator`` holds the model, the sandbox and the judges of this process, and
-    starts the items it runs next ahead (:meth:`look_ahead`); ``run.controller`` keeps the
-    results and writes the outputs (``None`` on a process that only evaluates).
+    ``run.evaluator`` holds the models, the sandbox and the judges of this process;
+    ``run.controller`` keeps the results and writes the outputs (``None`` on a process that
+    only evaluates). ``--r2r-concurrency`` takes effect here, and only here
+    (:meth:`_evaluation`): the run's call gate, which every model call of the process passes,
+    and its look-ahead, which starts the items the process runs next (:meth:`look_ahead`).
     """
 
     def __init__(self, evaluator: Evaluator, controller: Controller | None, *,
-                 baseline_line: str | None = None,
+                 ahead: Prefetcher | None = None, baseline_line: str | None = None,
                  submission: RunSubmission | None = None) -> None:
         self.evaluator = evaluator
         self.controller = controller
+        self._ahead = ahead
         self.baseline_line = baseline_line
         """The header line of a gated run (``--r2r-baseline``)."""
         self.submission = submission
@@ -86,13 +97,12 @@ class Run:
             submission = start_submission(submit_to, draw.run_id, settings)
         planned = plan_run(settings, draw, submission.seed if submission else None)
         settings = planned.settings
-        evaluator = Evaluator(settings, planned.plan, planned.tasks, store_path(settings),
-                              kept=planned.kept)
+        evaluator, ahead = cls._evaluation(settings, planned.plan, planned.tasks, planned.kept)
         task_ids = [task.task_id for task in (planned.tasks[i] for i in planned.plan.item_ids)]
         check_models(settings, task_ids)
         if not controller:
             evaluator.sandbox.prestart()  # warm while pytest collects
-            return cls(evaluator, None)
+            return cls(evaluator, None, ahead=ahead)
         keeper = Controller(settings, planned.plan, evaluator.sandbox.isolation,
                             evaluator.sandbox.isolation_level, baseline=planned.baseline,
                             finished=planned.finished, kept=planned.kept)
@@ -100,10 +110,11 @@ class Run:
         keeper.warnings += [repeats] if repeats else []
         check_outputs(settings, keeper.paths)
         if preflight and settings.preflight:  # after the checks that cost nothing
-            keeper.preflight = preflight_models(settings, planned.tasks.values(), task_ids)
+            keeper.preflight = preflight_models(settings, planned.tasks.values(), task_ids,
+                                                evaluator.gate)
         if submission is not None:
             keeper.listeners.append(submission.add)
-        return cls(evaluator, keeper, baseline_line=planned.baseline_line,
+        return cls(evaluator, keeper, ahead=ahead, baseline_line=planned.baseline_line,
                    submission=submission)
 
     @classmethod
@@ -112,10 +123,22 @@ class Run:
         """This process's part of a run planned elsewhere: evaluates items of ``plan``
         (``kept``: the items a resumed run keeps), records none."""
         reset_breakers()
-        evaluator = Evaluator(settings, plan, planned_run_tasks(settings, plan),
-                              store_path(settings), kept=kept)
+        evaluator, ahead = cls._evaluation(settings, plan, planned_run_tasks(settings, plan), kept)
         evaluator.sandbox.prestart()  # warm while pytest collects
-        return cls(evaluator, None)
+        return cls(evaluator, None, ahead=ahead)
+
+    @staticmethod
+    def _evaluation(settings: Settings, plan: RunPlan, tasks: dict[str, Task],
+                    kept: frozenset[str]) -> tuple[Evaluator, Prefetcher | None]:
+        """What evaluates this process's items: the evaluator, whose every model call passes
+        the run's gate of ``--r2r-concurrency`` slots, and, when a model answers over the
+        network, the look-ahead that keeps as many items in progress (offline models answer
+        at once: their runs keep one thread)."""
+        evaluator = Evaluator(settings, plan, tasks, store_path(settings),
+                              gate=CallGate(settings.concurrency), kept=kept)
+        if not calls_remote_models(settings):
+            return evaluator, None
+        return evaluator, Prefetcher(evaluator.evaluate, depth=settings.concurrency)
 
     @property
     def settings(self) -> Settings:
@@ -148,15 +171,30 @@ class Run:
         stored = len(self.controller.items) if self.controller is not None else None
         return header_lines(self.evaluator, stored=stored, baseline=self.baseline_line)
 
-    def look_ahead(self, item_ids: Sequence[str]) -> None:
+    def look_ahead(self, item_ids: Iterable[str]) -> None:
         """This process evaluates ``item_ids`` next, in order: start them ahead, up to
-        ``--r2r-concurrency`` of them, when a model of the run answers over the network."""
-        self.evaluator.look_ahead(item_ids)
+        ``--r2r-concurrency`` of them (no more ids are read), when a model of the run answers
+        over the network."""
+        if self._ahead is not None:
+            tasks = self.evaluator.tasks
+            self._ahead.ahead(tasks[i] for i in item_ids if i in tasks)
 
     def evaluate(self, item: str | Task) -> ItemResult:
         """The result of an item (its id, or its task): ask the model, grade its code in the
-        sandbox, let the judges score it."""
-        return self.evaluator.evaluate(self.task(item) if isinstance(item, str) else item)
+        sandbox, let the judges score it. An item started ahead that has no result within its
+        ceiling (:meth:`ceiling_s`) is an ``api_error``."""
+        task = self.task(item) if isinstance(item, str) else item
+        if self._ahead is None or self.evaluator.tasks.get(task.item_id) is not task:
+            return self.evaluator.evaluate(task)
+        future = self._ahead.take(task)
+        ceiling = self.evaluator.ceiling_s(task)
+        try:
+            return future.result(timeout=ceiling)
+        except FutureTimeout:
+            future.cancel()
+            return lost_item(task, self.evaluator.model_of(task), "api_error",
+                             f"no result within the item's ceiling of {ceiling:.0f} s (model "
+                             "calls, retries, sandbox and judges together); the run went on")
 
     def ceiling_s(self, item_id: str) -> float:
         """The longest the evaluation of ``item_id`` may take."""
@@ -181,7 +219,11 @@ class Run:
         return SubmissionResult(*send(self._keeper(), self.submission))
 
     def close(self) -> None:
-        """Stop what runs ahead and release the model clients, the sandbox and the store."""
+        """Stop what runs ahead (:meth:`Prefetcher.close`: what has not started is cancelled,
+        every model call in flight too), then release the model clients, the sandbox and the
+        store."""
+        if self._ahead is not None:
+            self._ahead.close(calls_refused)
         self.evaluator.close()
 
     def __enter__(self) -> Self:

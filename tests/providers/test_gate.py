@@ -1,15 +1,23 @@
-"""The process's call gate: a rate limit's wait pauses every call of that model, and only
-that model; the retry loop hands the server's Retry-After to the gate."""
+"""The call gate: a rate limit's wait pauses every call of that model, and only that model;
+the retry loop hands the server's Retry-After to the gate; providers share the gate they are
+handed (a run's)."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 
-from pytest_req2rank.providers import RetryPolicy
-from pytest_req2rank.providers._gate import CallGate, call_gate
+from pytest_req2rank.providers import (
+    CallGate,
+    LiteLLMProvider,
+    ProviderConfigError,
+    RetryPolicy,
+    resolve_provider,
+)
 from pytest_req2rank.providers._retry import call_with_retries
 
 
@@ -94,7 +102,24 @@ def test_a_rate_limit_pauses_the_model_for_the_servers_retry_after() -> None:
     assert paused == [("fake/coder", 7.0)] and slept == [7.0]
 
 
-@pytest.mark.parametrize("slots", [1, 4])
-def test_one_gate_per_size_in_a_process(slots: int) -> None:
-    assert call_gate(slots) is call_gate(slots)
-    assert call_gate(slots).slots == slots
+def test_providers_handed_a_gate_share_it_and_others_have_their_own() -> None:
+    gate = CallGate(slots=3)
+    shared = [resolve_provider("fake/a", gate=gate), LiteLLMProvider("gpt-4o", gate=gate)]
+    assert all(isinstance(p, LiteLLMProvider) and p.gate is gate for p in shared)
+    assert {p.concurrency for p in shared} == {3}
+    alone = [LiteLLMProvider("fake/a", concurrency=2), LiteLLMProvider("fake/a", concurrency=2)]
+    assert alone[0].gate is not alone[1].gate and alone[0].concurrency == 2
+
+
+def test_a_gate_has_a_slot_at_least() -> None:
+    with pytest.raises(ProviderConfigError, match="concurrency must be at least 1, got 0"):
+        CallGate(slots=0)
+
+
+def test_building_a_gate_loads_no_asyncio() -> None:
+    """A run builds its gate whatever its models; a run of offline models never loads asyncio."""
+    probe = ("import sys\nfrom pytest_req2rank.providers import CallGate\nCallGate(8)\n"
+             "print('asyncio' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"

@@ -12,6 +12,7 @@ import pytest
 from pytest_req2rank.models import Task
 from pytest_req2rank.providers import (
     CachedProvider,
+    CallGate,
     Completion,
     CompletionRequest,
     LiteLLMProvider,
@@ -160,7 +161,7 @@ def test_bad_model_strings(model: str, message: str) -> None:
      "openai/qwen2.5-coder", "ollama_chat/llama3.1", "hosted_vllm/qwen", "fake/coder"],
 )
 def test_every_other_model_string_goes_to_litellm(model: str) -> None:
-    provider = resolve_provider(model, api_base="http://127.0.0.1:8000/v1", concurrency=3)
+    provider = resolve_provider(model, api_base="http://127.0.0.1:8000/v1", gate=CallGate(3))
     assert isinstance(provider, LiteLLMProvider) and not provider.offline
     assert (provider.model, provider.api_base, provider.concurrency) == (
         model, "http://127.0.0.1:8000/v1", 3)
@@ -168,7 +169,7 @@ def test_every_other_model_string_goes_to_litellm(model: str) -> None:
 
 def test_concurrency_must_be_positive() -> None:
     with pytest.raises(ProviderConfigError, match="concurrency must be at least 1, got 0"):
-        resolve_provider("gpt-4o", concurrency=0)
+        resolve_provider("gpt-4o", gate=CallGate(0))
 
 
 def test_samples_of_a_task_are_its_completions_in_file_order(

@@ -14,6 +14,7 @@ import pytest
 from pytest_req2rank.providers import (
     PREFLIGHT_MAX_TOKENS,
     PREFLIGHT_PROMPT,
+    CallGate,
     CompletionRequest,
     LiteLLMProvider,
     PreflightModel,
@@ -34,7 +35,7 @@ def check(*models: PreflightModel, delays: list[float] | None = None) -> Any:
     async def sleep(seconds: float) -> None:
         (delays if delays is not None else []).append(seconds)
 
-    return preflight(models, concurrency=8, timeout_s=30, sleep=sleep)
+    return preflight(models, gate=CallGate(8), timeout_s=30, sleep=sleep)
 
 
 def test_a_fake_model_answers_the_preflight_without_consuming_its_script(

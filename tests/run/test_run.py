@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from pytest_req2rank.errors import ConfigurationError
+from pytest_req2rank.judging import LLMJudge
 from pytest_req2rank.models import ModelSpec, SuiteSpec
+from pytest_req2rank.providers import CachedProvider, LiteLLMProvider
 from pytest_req2rank.providers.fake import fake_calls, reset_fake_state, set_fake_script
 from pytest_req2rank.run import Run
 from pytest_req2rank.settings import Settings, SettingsError
@@ -134,3 +139,52 @@ def test_a_usage_error_is_one_line_before_any_item(
         Run.open(Settings.model_validate({"dir": tmp_path, **settings}))
     assert "\n" not in str(info.value)
     assert not (tmp_path / "req2rank.db").exists()
+
+
+def test_the_runs_models_share_its_call_gate_of_concurrency_slots(
+        tmp_path: Path, suite: Path, coder: None) -> None:
+    """``--r2r-concurrency`` is the run's: one gate for the target and the judges alike."""
+    settings = Settings(model=ModelSpec.parse("fake/coder"), suite=SuiteSpec.parse(f"jsonl:{suite}"),
+                        judges=("fake/coder",), concurrency=3, dir=tmp_path, preflight=False)
+    with Run.open(settings) as run:
+        gate = run.evaluator.gate
+        equipment = run.evaluator.equipment()
+        models = [*equipment.providers.values(), *(judge.provider for judge in equipment.judges
+                                                   if isinstance(judge, LLMJudge))]
+        assert len(models) == 2
+        inner = [model.inner if isinstance(model, CachedProvider) else model for model in models]
+        assert all(isinstance(model, LiteLLMProvider) and model.gate is gate for model in inner)
+        assert gate.slots == 3
+
+
+def test_an_evaluator_builds_its_models_once_when_threads_ask_at_once(
+        tmp_path: Path, suite: Path, coder: None) -> None:
+    settings = Settings(model=ModelSpec.parse("fake/coder"), suite=SuiteSpec.parse(f"jsonl:{suite}"),
+                        dir=tmp_path, preflight=False)
+    with Run.open(settings) as run, ThreadPoolExecutor(max_workers=8) as pool:
+        built = list(pool.map(lambda _: run.evaluator.equipment(), range(8)))
+    assert all(equipment is built[0] for equipment in built)
+    assert built[0].judges == [] and built[0].nversion is None and built[0].templates == {}
+
+
+def test_a_process_evaluating_offline_models_loads_no_model_machinery(tmp_path: Path) -> None:
+    """As a worker of a static suite answered by the built-in model: no look-ahead thread,
+    no store, no asyncio (the call gate is built all the same), no judges or generator."""
+    code = (
+        "import sys, threading\n"
+        "from pytest_req2rank.models import SuiteSpec\n"
+        "from pytest_req2rank.run import Run\n"
+        "from pytest_req2rank.settings import Settings\n"
+        f"settings = Settings(suite=SuiteSpec.parse('humaneval'), sample=2, dir={str(tmp_path)!r})\n"
+        "with Run.open(settings, controller=False) as run:\n"
+        "    run.look_ahead(run.item_ids)\n"
+        "    assert all(run.evaluate(i).status == 'success' for i in run.item_ids)\n"
+        "    assert run.evaluator.equipment().store is None\n"
+        "    assert not [t for t in threading.enumerate() if t.name.startswith('r2r-item')]\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
+    heavy = {"asyncio", "litellm", "sqlite_utils", "pytest_req2rank.judging",
+             "pytest_req2rank.generation", "pytest_req2rank.nversion"}
+    assert not loaded & heavy, sorted(loaded & heavy)
