@@ -147,9 +147,9 @@ def statement_drop(node: ast.AST) -> Iterator[Replacement]:
 @register_operator("return-none")
 def return_none(node: ast.AST) -> Iterator[Replacement]:
     """Make a ``return value`` return ``None``."""
-    if isinstance(node, ast.Return) and node.value is not None:
-        if not (isinstance(node.value, ast.Constant) and node.value.value is None):
-            yield ast.Return(value=ast.Constant(value=None)), f"`{_short(node)}` → `return None`"
+    if isinstance(node, ast.Return) and node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None):
+        yield ast.Return(value=ast.Constant(value=None)), f"`{_short(node)}` → `return None`"
 
 
 def _is_docstring(node: ast.stmt) -> bool:

@@ -5,8 +5,6 @@ from ._plan import (
     RunPlan,
     SampleCounts,
     build_plan,
-    new_run_id,
-    new_seed,
     planned_tasks,
     select_tasks,
 )
@@ -17,8 +15,6 @@ __all__ = [
     "SampleCounts",
     "build_plan",
     "declared_settings",
-    "new_run_id",
-    "new_seed",
     "planned_tasks",
     "select_tasks",
 ]

@@ -96,14 +96,16 @@ class DormantPlugin:
         """An xdist controller takes the run up with the first benchmark result."""
         if RUN_KEY in self.config.stash or getattr(report, "r2r_result", None) is None:
             return
-        from ._start import start_run  # the engine: only in a benchmark session
+        from ._reporting import ControllerPlugin  # the engine: only in a benchmark session
+        from ._start import start_run
 
         try:  # no preflight: the workers have called the models already
             start_run(self.config, draw=self.draw, preflight=False)
         except ConfigurationError as exc:  # the workers planned it: this would be a bug
             raise pytest.UsageError(str(exc)) from None
         self._write_header()
-        controller = self.config.pluginmanager.get_plugin("req2rank-controller")
+        controller = self.config.pluginmanager.get_plugin(ControllerPlugin.name)
+        assert isinstance(controller, ControllerPlugin)  # start_run registers it on a controller
         controller.pytest_runtest_logreport(report)  # registered after this report was sent
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:

@@ -21,5 +21,4 @@ class TaskGroupScheduling(LoadGroupScheduling):
         found = ItemId.in_node_id(nodeid)
         if found is not None and found.dataset == NVERSION_DATASET:
             return str(found.nversion_task)
-        scope: str = super()._split_scope(nodeid)
-        return scope
+        return super()._split_scope(nodeid)

@@ -156,7 +156,7 @@ def log_to_wandb(document: ResultsDocument, project: str, *, results: Path | Non
             settings=wandb.Settings(console="off", silent=True),
             reinit="create_new",
         )
-    except Exception as exc:  # W&B raises many kinds (network, auth, usage); all mean "not logged"
+    except Exception as exc:  # noqa: BLE001 - W&B raises many kinds (network, auth, usage)
         raise WandbUnavailable(f"W&B run not started ({_one_line(exc)}); the run's own outputs "
                                "are kept") from None
     try:
@@ -176,7 +176,7 @@ def log_to_wandb(document: ResultsDocument, project: str, *, results: Path | Non
             run.log_artifact(artifact)
         where = run.url or Path(run.dir).parent  # offline: the run's own directory
         run.finish()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - as above: any of them means "not logged"
         run.finish(exit_code=1)
         raise WandbUnavailable(f"W&B logging failed ({_one_line(exc)}); the run's own outputs "
                                "are kept") from None

@@ -9,6 +9,7 @@ the host compares them with expected values.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -109,7 +110,7 @@ class Sandbox(ABC):
     def close(self) -> None:
         """Release long-lived resources (containers, servers)."""
 
-    def __enter__(self) -> Sandbox:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -28,7 +28,8 @@ def ci_commands() -> list[str]:
 
 def test_ci_runs_the_readme_commands_in_order() -> None:
     readme = readme_test_commands()
-    assert readme == ["pip install -e '.[dev]'", "lint-imports", "pytest tests -n 2"]
+    assert readme == ["pip install -e '.[dev]'", "lint-imports", "ruff check pytest_req2rank tests",
+                      "mypy pytest_req2rank", "pytest tests -n 2"]
     ci = ci_commands()
     assert all(command in ci for command in readme), (readme, ci)
     assert [ci.index(command) for command in readme] == sorted(ci.index(c) for c in readme)

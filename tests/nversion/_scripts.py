@@ -35,7 +35,6 @@ UNDERSTOOD = {"summary": "add two numbers and three", "inputs": "two integers",
 
 async def no_sleep(seconds: float) -> None:
     """The provider's back-off sleep, skipped: scripted errors retry at once."""
-    return None
 
 
 def fenced(code: str) -> dict[str, Any]:

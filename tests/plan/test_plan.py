@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pytest_req2rank.draws import sample_seed
+from pytest_req2rank.draws import new_run_id, sample_seed
 from pytest_req2rank.models import Task
-from pytest_req2rank.plan import RunPlan, build_plan, new_run_id, planned_tasks
+from pytest_req2rank.plan import RunPlan, build_plan, planned_tasks
 from pytest_req2rank.suites import load_suite
 
 

@@ -57,7 +57,7 @@ print(json.dumps({"torn": torn, "items": len(document.items) if document else 0,
 def test_a_ctrl_c_inside_an_import_during_the_run_still_leaves_its_summary(
         tmp_path: Path, tear_at: int) -> None:
     done = subprocess.run([sys.executable, "-c", TORN_RUN, str(tear_at), str(tmp_path)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     outcome = json.loads(done.stdout.splitlines()[-1])
     assert outcome["written"] and outcome["items"] == (1 if outcome["torn"] else 2), outcome

@@ -36,7 +36,7 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *_args: object) -> None:
         pass
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(body)
         if self.path != "/run_code" or self.server.fault == "http_500":
@@ -62,7 +62,8 @@ def run_code(body: dict[str, Any]) -> dict[str, Any]:
         (Path(work) / "code.py").write_text(body["code"])
         try:
             done = subprocess.run([sys.executable, "code.py"], cwd=work, input=body.get("stdin") or "",
-                                  capture_output=True, text=True, timeout=body["run_timeout"])
+                                  capture_output=True, text=True, timeout=body["run_timeout"],
+                                  check=False)
             run = {"status": "Finished", "return_code": done.returncode, "stdout": done.stdout,
                    "stderr": done.stderr, "execution_time": 0.01}
         except subprocess.TimeoutExpired:

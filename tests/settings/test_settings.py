@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from pytest_req2rank.plugin._config import worker_settings
 from pytest_req2rank.settings import (
@@ -145,7 +146,7 @@ def test_ini_source_is_named() -> None:
 
 def test_settings_are_frozen() -> None:
     settings = resolve()
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen_instance"):
         settings.seed = 3  # type: ignore[misc]
 
 

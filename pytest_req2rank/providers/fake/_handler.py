@@ -97,14 +97,12 @@ def _embed(kwargs: dict[str, Any]) -> EmbeddingResponse:
         raise BadRequestError(f"fake/{name}: a text response answers an embedding input; "
                               "script an \"embedding\" for it", model=name, llm_provider=PROVIDER)
     record_call({**record, "outcome": "embedding"})
-    tokens = sum(step.usage.prompt_tokens for step in steps if step.usage is not None)
-    usage = {"prompt_tokens": tokens, "total_tokens": tokens} if any(
-        step.usage is not None for step in steps) else None
     data = [{"object": "embedding", "index": k, "embedding": list(step.embedding or ())}
             for k, step in enumerate(steps)]
     response = EmbeddingResponse(model=name, data=data)
-    if usage is not None:
-        response.usage = LiteLLMUsage(**usage)
+    if any(step.usage is not None for step in steps):
+        tokens = sum(step.usage.prompt_tokens for step in steps if step.usage is not None)
+        response.usage = LiteLLMUsage(prompt_tokens=tokens, total_tokens=tokens)
     return response
 
 

@@ -8,8 +8,9 @@ import sys
 import threading
 from typing import Any
 
+from ...models import FAKE_PREFIX
 from .._env import import_litellm
-from ._script import FAKE_PREFIX, FakeScript
+from ._script import FakeScript
 
 _lock = threading.Lock()
 _saved: dict[str, dict[str, Any] | None] = {}
