@@ -151,9 +151,16 @@ def rank_models(
     ranks = _ranks(means)
     tail = (1.0 - level) / 2.0
     leader = order[0]
+    separated: dict[tuple[int, int], bool] = {}
+
+    def apart(above: int, below: int) -> bool:
+        # Each pair spans every boundary between them: its test is made once.
+        if (above, below) not in separated:
+            separated[above, below] = _separated(means, above, below, level)
+        return separated[above, below]
+
     boundaries = [
-        all(_separated(means, above, below, level)
-            for above in order[:position] for below in order[position:])
+        all(apart(above, below) for above in order[:position] for below in order[position:])
         for position in range(1, len(order))
     ]
     rows = []
