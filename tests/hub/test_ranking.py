@@ -19,10 +19,12 @@ from hub_server import (  # noqa: F401 - postgres_url is a fixture
     postgres_url,
     running_hub,
 )
-from sqlalchemy import create_engine, select
+from sqlalchemy import create_engine, event, select
 
 from pytest_req2rank.hub import migrate
+from pytest_req2rank.hub._board import leaderboard
 from pytest_req2rank.hub._database import alembic_config
+from pytest_req2rank.hub._scheduler import rank_new_version
 from pytest_req2rank.hub._standings import _compute
 from pytest_req2rank.hub._tables import Submission
 from pytest_req2rank.models import ItemResult
@@ -234,3 +236,24 @@ def test_the_migration_reads_the_kept_submissions_scores_from_their_evidence(
     assert stored == again and len(again["requirements"]) == 6
     assert sorted(s for r in again["requirements"] for s in r["scores"]) == sorted(STRONG)
     assert _board(board_hub) == (before, rows)
+
+
+def test_the_reverifier_ranks_a_new_version_before_its_first_reader(board_hub: Hub) -> None:
+    """After a round that re-verified runs, the serving process ranks the new version at
+    once: the next read of the leaderboard reads no scores per requirement."""
+    _submit(board_hub, "warm/a", STRONG)
+    _submit(board_hub, "warm/b", WEAK)
+    statements: list[str] = []
+
+    def count(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    rank_new_version(board_hub.app.state.sessions)
+    event.listen(board_hub.app.state.engine, "before_cursor_execute", count)
+    try:
+        with board_hub.app.state.sessions() as session:
+            rows = leaderboard(session).rows
+    finally:
+        event.remove(board_hub.app.state.engine, "before_cursor_execute", count)
+    assert [row["rank"] for row in rows] == [1, 2]
+    assert not any("requirement_scores" in statement for statement in statements), statements
