@@ -274,19 +274,22 @@ def create_app(config: HubConfig) -> FastAPI:
               sort: SortKey = "score",
               limit: Annotated[int, Query(ge=1, le=500)] = 100,
               offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
-        """Models ranked by the pool of their verified submissions (``score``, ``ci_low``,
-        ``ci_high``; ``best`` shown, never ranked on; models with accepted submissions only
-        come last, unranked); ``complexity``: runs of that one complexity only, or ``mixed``
-        ones; ``skill``: scored over the items of that skill only; ``dimension``: by that
-        judge dimension's score, not the overall one. Each row: its latest submission's
-        ``status``, ``pending`` (accepted, awaiting re-verification), ``held_out`` (the
-        model's submissions out of the ranking by status), ``attempts`` and ``abandoned``
-        (nonces fetched for the model, and those never submitted)."""
-        rows = leaderboard(session, suite=suite, complexity=complexity,
-                           skill=skill or None, dimension=dimension, sort=sort, limit=limit,
-                           offset=offset)
+        """Models ranked by the pool of their verified submissions' item scores (``score``,
+        its CI95 ``ci_low``/``ci_high``, ``rank`` shared by models the data cannot separate,
+        ``rank_label`` such as ``1–3``, ``tied``, ``rank_interval``, ``diff_to_leader``;
+        ``best`` shown, never ranked on; models with accepted submissions only come last,
+        unranked); ``ranking``: paired or not (``basis`` says why), the groups, the seed;
+        ``complexity``: runs of that one complexity only, or ``mixed`` ones; ``skill``:
+        scored over the items of that skill only; ``dimension``: by that judge dimension's
+        score, not the overall one. Each row: its latest submission's ``status``,
+        ``pending`` (accepted, awaiting re-verification), ``held_out`` (the model's
+        submissions out of the ranking by status), ``attempts`` and ``abandoned`` (nonces
+        fetched for the model, and those never submitted)."""
+        board = leaderboard(session, suite=suite, complexity=complexity,
+                            skill=skill or None, dimension=dimension, sort=sort, limit=limit,
+                            offset=offset)
         return {"strategy": strategy, "sort": sort, "skill": skill, "dimension": dimension,
-                "rows": rows}
+                "ranking": board.ranking, "rows": board.rows}
 
     @app.get("/api/leaderboard/unverified", tags=["read"])
     @public

@@ -4,15 +4,16 @@ a model, a submission."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, undefer
 
-from ..scoring import Interval, pooled_interval
 from ._attempts import model_attempts
 from ._breakdown import Score, score_of, skills_of
 from ._database import aware
+from ._standings import standings
 from ._submissions import RANKED_STATUSES, UNVERIFIED
 from ._tables import Flag, StatusChange, Submission, User
 
@@ -39,20 +40,30 @@ def complexity_label(mix: dict[str, Any]) -> str:
     return next(iter(mix)) if len(mix) == 1 else "mixed"
 
 
+@dataclass(frozen=True)
+class Board:
+    """The leaderboard's rows, and how the ranked ones were ranked (``None``: none is)."""
+
+    rows: list[dict[str, Any]]
+    ranking: dict[str, Any] | None
+
+
 def leaderboard(session: Session, *, suite: str | None = None, complexity: str | None = None,
                 skill: str | None = None, dimension: str | None = None,
-                sort: SortKey = "score", limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+                sort: SortKey = "score", limit: int = 100, offset: int = 0) -> Board:
     """One row per model with accepted or verified submissions (of ``suite`` and
-    ``complexity`` when given), ranked by the pool of its verified ones
-    (:func:`~pytest_req2rank.scoring.pooled_interval`): ``score`` and ``ci_low``/``ci_high``
-    the pooled estimate and its CI95, ``best`` and ``latest`` its verified runs' (shown,
-    never ranked on), ``count`` how many it pools, ``pending`` its accepted ones awaiting
-    re-verification. The score is the run's overall score, or that of one judge
-    ``dimension``, over all items or over those of one ``skill`` (submissions without such a
-    score are left out). A model without a verified run comes after the ranked ones, without
-    a rank. Each row carries its latest submission's status, how many of the model's
-    submissions are out of the ranking (flagged, disputed, unverified) and its attempts
-    (nonces fetched for it) and abandoned ones."""
+    ``complexity`` when given), ranked by the pool of its verified ones' item scores, as
+    their evidence records them (:mod:`._standings`): ``score`` the mean item score, with
+    ``ci_low``/``ci_high`` its CI95 (a bootstrap over requirements), ``rank`` shared by the
+    models the data cannot separate (``rank_label`` the places they span, ``tied``),
+    ``rank_interval`` its 95 % rank interval, ``diff_to_leader``; ``best`` and ``latest``
+    its verified runs' scores (shown, never ranked on), ``count`` how many it pools,
+    ``pending`` its accepted ones awaiting re-verification. The score is the overall one, or
+    that of one judge ``dimension``, over all items or over those of one ``skill``
+    (submissions without such a score are left out). A model without a verified run comes
+    after the ranked ones, without a rank. Each row carries its latest submission's
+    status, how many of the model's submissions are out of the ranking (flagged, disputed,
+    unverified) and its attempts (nonces fetched for it) and abandoned ones."""
     query = select(Submission).where(Submission.status.in_(RANKED_STATUSES))
     if suite:
         query = query.where(Submission.suite == suite)
@@ -67,6 +78,11 @@ def leaderboard(session: Session, *, suite: str | None = None, complexity: str |
             submission.breakdown, overall, skill=skill, dimension=dimension)
         if score is not None and score[0] is not None:
             by_model[submission.model].append((submission, score))
+    ranked_runs = {model: [(submission.id, submission.head) for submission, _ in runs
+                           if submission.status == POOLED] for model, runs in by_model.items()}
+    found = standings(ranked_runs, lambda ids: _requirement_scores(session, ids),
+                      skill=skill, dimension=dimension)
+    places = found.models if found is not None else {}
     held = _held_out(session, list(by_model))
     attempts = model_attempts(session, list(by_model))
     rows = []
@@ -75,46 +91,41 @@ def leaderboard(session: Session, *, suite: str | None = None, complexity: str |
         estimates = [float(score[0]) for score in verified if score[0] is not None]
         latest = runs[-1][0]
         tried = attempts.get(model, {})
-        row: dict[str, Any] = {
-            "model": model, **_pooled(verified),
+        place = places.get(model)
+        rows.append({
+            "model": model, **(place.fields() if place is not None else UNRANKED),
             "best": max(estimates) if estimates else None,
             "latest": estimates[-1] if estimates else None,
             "count": len(verified), "pending": len(runs) - len(verified),
             "latest_submission": latest.id, "status": latest.status,
             "held_out": held.get(model, {}),
             "attempts": tried.get("attempts", 0), "abandoned": tried.get("abandoned", 0),
-        }
-        rows.append(row)
-    ranked = [row for row in rows if row["score"] is not None]
-    unranked = sorted((row for row in rows if row["score"] is None), key=lambda row: row["model"])
+        })
+    ranked = [row for row in rows if row["model"] in places]
+    unranked = sorted((row for row in rows if row["model"] not in places),
+                      key=lambda row: row["model"])
     if sort == "model":
         ranked.sort(key=lambda row: row["model"])
     elif sort == "ci_width":
-        ranked.sort(key=lambda row: (row["ci_width"] is None, row["ci_width"] or 0.0,
-                                     row["model"]))
+        ranked.sort(key=lambda row: (row["ci_width"], row["model"]))
+    elif sort == "count":
+        ranked.sort(key=lambda row: (-row["count"], row["model"]))
     else:
-        ranked.sort(key=lambda row: (-row[sort], row["model"]))
-    for rank, row in enumerate(ranked, start=1):
-        row["rank"] = rank
-    for row in unranked:
-        row["rank"] = None
-    return [*ranked, *unranked][offset: offset + limit]
+        ranked.sort(key=lambda row: places[row["model"]].position)
+    return Board(rows=[*ranked, *unranked][offset: offset + limit],
+                 ranking=found.describe() if found is not None else None)
 
 
-def _pooled(scores: list[Score]) -> dict[str, Any]:
-    """``score``, ``ci_low``, ``ci_high`` and ``ci_width`` of the pool of ``scores`` (each
-    ``[score, low, high]``); scores without an interval are pooled only when none has one
-    (their mean, without an interval)."""
-    estimates = [float(score) for score, *_ in scores if score is not None]
-    intervals = [Interval(float(score), float(low), float(high)) for score, low, high in scores
-                 if score is not None and low is not None and high is not None]
-    if not intervals:
-        mean = round(sum(estimates) / len(estimates), 2) if estimates else None
-        return {"score": mean, "ci_low": None, "ci_high": None, "ci_width": None}
-    pooled = pooled_interval(intervals)
-    low, high = max(0.0, pooled.low), min(100.0, pooled.high)
-    return {"score": round(pooled.estimate, 2), "ci_low": round(low, 2),
-            "ci_high": round(high, 2), "ci_width": round(high - low, 2)}
+UNRANKED: dict[str, Any] = {
+    "score": None, "ci_low": None, "ci_high": None, "ci_width": None, "rank": None,
+    "rank_label": None, "rank_interval": None, "group": None, "tied": False,
+    "diff_to_leader": None, "requirements": 0, "items": 0}
+"""The ranking's fields of a model without a verified run (with the filters' scores)."""
+
+
+def _requirement_scores(session: Session, ids: list[int]) -> dict[int, dict[str, Any] | None]:
+    return {row_id: kept for row_id, kept in session.execute(
+        select(Submission.id, Submission.requirement_scores).where(Submission.id.in_(ids)))}
 
 
 def _held_out(session: Session, models: list[str]) -> dict[str, dict[str, int]]:

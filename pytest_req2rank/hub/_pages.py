@@ -53,11 +53,11 @@ def leaderboard_page(request: Request, session: Db, visitor: Viewer,
                      skill: str | None = None,
                      dimension: Literal["", "functionality", "quality", "logic", "security",
                                         "engineering"] = "") -> Response:
-    rows = leaderboard(session, sort=sort, suite=suite or None,
-                       complexity=complexity or None, skill=skill or None,
-                       dimension=dimension or None)
+    board = leaderboard(session, sort=sort, suite=suite or None,
+                        complexity=complexity or None, skill=skill or None,
+                        dimension=dimension or None)
     return render(request, "leaderboard.html", {
-        "rows": rows, "strategy": strategy, "sort": sort, "suite": suite,
+        "rows": board.rows, "ranking": board.ranking, "strategy": strategy, "sort": sort, "suite": suite,
         "complexity": complexity, "complexities": COMPLEXITIES, "skill": skill or "",
         "skills": ranked_skills(session), "dimension": dimension,
         "dimensions": DIMENSIONS}, visitor)

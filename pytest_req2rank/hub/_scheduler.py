@@ -6,6 +6,7 @@ import logging
 import threading
 from typing import Any
 
+from ._board import leaderboard
 from ._config import HubConfig
 from ._reverify import Reverification, pending_reverification, reverify_submission
 
@@ -26,7 +27,20 @@ def reverify_pending(sessions: Any, config: HubConfig) -> dict[int, Reverificati
                 done[submission_id] = reverify_submission(session, submission_id, config)
         except Exception:  # one submission's failure must not stop the others
             log.exception("re-verifying submission %s failed", submission_id)
+    if done:
+        rank_new_version(sessions)
     return done
+
+
+def rank_new_version(sessions: Any) -> None:
+    """Rank the leaderboard's version as it is now (its default view), in this thread, so
+    that the first reader after a re-verification finds it ranked; a failure is logged (the
+    first reader ranks it then)."""
+    try:
+        with sessions() as session:
+            leaderboard(session)
+    except Exception:
+        log.exception("ranking the leaderboard after re-verifying failed")
 
 
 class ReverifySchedule:

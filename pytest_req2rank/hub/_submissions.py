@@ -26,6 +26,7 @@ from ._config import HubConfig
 from ._database import aware, now, utc_day
 from ._duplicates import check_duplicate, keep_answers
 from ._errors import Refused
+from ._item_scores import requirement_scores
 from ._model_policy import check_model_name
 from ._nonces import usable_nonce
 from ._receipts import Signer
@@ -119,7 +120,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
         agreement=summary.agreement, isolation=document.run.isolation or "",
         items=summary.items_total, head=evidence[-1]["hash"], status=status, flags_reasons=flags,
         received_at=received_at, document=data, evidence=evidence, receipt={},
-        breakdown=breakdown(document),
+        breakdown=breakdown(document), requirement_scores=requirement_scores(document, evidence),
     )
     nonce.used_at = received_at
     session.add(submission)

@@ -125,6 +125,10 @@ class Submission(Base):
     breakdown: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True, deferred=True)
     """Scores per dimension and per skill with their CI95 (``_breakdown``): loaded only by
     the leaderboard's skill and dimension filters and a submission's details."""
+    requirement_scores: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True,
+                                                                      deferred=True)
+    """Its item scores per requirement, from its evidence (``_item_scores``): what the
+    leaderboard ranks it by, read once per leaderboard version."""
     # Large: loaded only when read (the leaderboard reads none of them).
     document: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
     evidence: Mapped[list[Any]] = mapped_column(JSON, deferred=True)

@@ -119,9 +119,17 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _separated(means: np.ndarray, better: int, worse: int, level: float) -> bool:
-    low, _ = percentile_interval(means[:, better] - means[:, worse], level)
-    return low > 0
+def _separated(means: np.ndarray, order: list[int], level: float) -> np.ndarray:
+    """``[i, j]`` for ``i`` before ``j`` in ``order``: the data separate the ``i``-th model
+    from the ``j``-th (the lower bound of the CI of their difference is above 0)."""
+    tail = (1.0 - level) / 2.0
+    ordered = means[:, order]
+    separated = np.zeros((len(order), len(order)), dtype=bool)
+    for position in range(len(order) - 1):
+        # One quantile per model against all below it, column by column.
+        lows = np.quantile(ordered[:, [position]] - ordered[:, position + 1:], [tail], axis=0)[0]
+        separated[position, position + 1:] = lows > 0
+    return separated
 
 
 def rank_models(
@@ -151,11 +159,9 @@ def rank_models(
     ranks = _ranks(means)
     tail = (1.0 - level) / 2.0
     leader = order[0]
-    boundaries = [
-        all(_separated(means, above, below, level)
-            for above in order[:position] for below in order[position:])
-        for position in range(1, len(order))
-    ]
+    separated = _separated(means, order, level)
+    boundaries = [bool(separated[:position, position:].all())
+                  for position in range(1, len(order))]
     rows = []
     group = 1
     for position, column in enumerate(order):
