@@ -47,7 +47,6 @@ from ._phase0 import (
     phase0_metrics,
     phase0_warnings,
 )
-from ._pooling import pooled_interval
 from ._power import (
     detectable_difference,
     like_model_sd,
@@ -97,7 +96,6 @@ __all__ = [
     "pass_ratio_p90",
     "phase0_metrics",
     "phase0_warnings",
-    "pooled_interval",
     "rank_models",
     "regression_gate",
     "regressions",
