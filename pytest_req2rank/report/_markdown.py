@@ -91,14 +91,27 @@ def append_step_summary(markdown: str, environ: Mapping[str, str] = os.environ) 
     return path
 
 
+def _samples_per_task(doc: ResultsDocument) -> str:
+    """How many samples each task had, from the items (a samples file decides the count, not
+    ``--r2r-samples-per-task``); the setting when no item has a sample index."""
+    most: dict[tuple[str, str], int] = {}
+    for item in doc.items:
+        if item.sample is not None:
+            key = (item.cluster or item.task_id, item.model)
+            most[key] = max(most.get(key, 0), item.sample + 1)
+    counts = sorted(set(most.values())) or [int(doc.run.settings.get("samples_per_task") or 1)]
+    low, high = counts[0], counts[-1]
+    if low == high:
+        return "1 sample per task" if low == 1 else f"{low} samples per task"
+    return f"{low} to {high} samples per task"
+
+
 def _model_info(doc: ResultsDocument) -> str:
     run, summary = doc.run, doc.summary
     settings = run.settings
-    samples = settings.get("samples_per_task", 1)
     temperature = settings.get("temperature", 0.0)
     finished, planned = item_counts(summary)
-    protocol = (f"{samples} samples per task" if samples and samples != 1 else "1 sample per task"
-                ) + f", temperature {temperature}"
+    protocol = f"{_samples_per_task(doc)}, temperature {temperature}"
     models = (f"- Models: {', '.join(_code(model) for model in summary.by_model)}"
               if summary.by_model is not None else f"- Model: {_code(run.model)}")
     lines = [

@@ -46,6 +46,22 @@ RUN = [item("a", "success", 1.0), item("b", "wrong_answer", 0.5), item("c", "tim
        item("d", "success", 1.0, dataset="mbpp|x")]
 
 
+def sampled(task: str, sample: int) -> ItemResult:
+    return item(task, "success", 1.0).model_copy(update={
+        "item_id": f"demo/{task}/s{sample}", "sample": sample})
+
+
+@pytest.mark.parametrize(("samples", "protocol"), [
+    ({"a": 5, "b": 5}, "5 samples per task"),  # a samples file of 5 completions a task
+    ({"a": 2, "b": 4}, "2 to 4 samples per task"),
+])
+def test_the_protocol_counts_the_samples_the_tasks_had(samples: dict[str, int],
+                                                        protocol: str) -> None:
+    items = [sampled(task, n) for task, count in samples.items() for n in range(count)]
+    lines = render_markdown(document(items)).splitlines()  # settings: no samples_per_task
+    assert f"- Protocol: {protocol}, temperature 0.2" in lines
+
+
 def test_the_report_has_the_phase0_tables_with_the_summary_numbers() -> None:
     doc = document(RUN)
     text = render_markdown(doc)
