@@ -327,11 +327,25 @@ def _judging(summary: RunSummary, groups: Mapping[str | None, list[ItemResult]]
         "summary": judging,
         "agreement": summary.agreement,
         "models": None if summary.by_model is None else [
-            (model, panel, summary.by_model[model].agreement)
+            _panel_row(model, panel, summary.by_model[model].agreement)
             for model, panel in panels.items() if model is not None],
         "per_judge": [(model, report) for model, panel in panels.items()
                       for report in panel.per_judge],
         "svg": plots.judges_plot(scores) if any(scores.values()) else None,
+    }
+
+
+def _panel_row(model: str, panel: JudgingSummary, agreement: str | None) -> dict[str, str]:
+    """The panel over one model's answers, formatted; ``alpha`` empty when no dimension has
+    one (a single judge)."""
+    alpha = panel.alpha if any(a is not None for a in panel.alpha.values()) else {}
+    return {
+        "model": model, "scored": str(panel.items_judged), "failed": str(panel.judge_failed),
+        "sigma": "n/a" if panel.sigma is None else f"{panel.sigma:.1f}",
+        "agreement": agreement or "n/a",
+        "bands": ", ".join(f"{band} {n}" for band, n in panel.agreement_counts.items()),
+        "alpha": " · ".join(f"{d} {'n/a' if a is None else f'{a:.2f}'}"
+                            for d, a in alpha.items()),
     }
 
 
