@@ -285,7 +285,7 @@ def test_the_model_page_shows_its_rank_interval_and_group_escaped(board_hub: Hub
     standing = twin.split('<p id="standing">', 1)[1].split("</p>", 1)[0]
     twin_row = rows["page/twin"]
     assert twin_row["rank_label"] == "2–3" and twin_row["rank_interval"] == [2, 2]
-    assert f'<b id="rank">2–3</b> of 3' in standing
+    assert '<b id="rank">2–3</b> of 3' in standing
     assert '<b id="rank-interval">2</b>' in standing
     assert f'<b id="group">{twin_row["group"]}</b>' in standing
     assert f'<span id="tied-with">tied with <a href="/models/acme/%3Cb%3Ebold%3C/b%3E%26%22q%27">' \

@@ -227,8 +227,8 @@ def test_the_ranking_of_several_models_shows_best_first_with_its_plot(
 def test_a_run_of_several_models_shows_each_models_score_first_and_its_tables_fit(
     runs: dict[str, Run], open_report: Any, artifacts: Path
 ) -> None:
-    by_model = runs["judged-models"].document()["summary"]["by_model"]
-    report = open_report(runs["judged-models"].html)
+    run = runs["judged-models"]
+    by_model, report = run.document()["summary"]["by_model"], open_report(run.html)
     page = report.page
     rows = page.eval_on_selector_all(
         "#model-scores tbody tr", "rows => rows.map(r => [r.cells[0].textContent, "

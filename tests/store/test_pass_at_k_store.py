@@ -3,9 +3,9 @@ item's task and sample, and migrates an older store."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from contextlib import closing
-import json
 from pathlib import Path
 
 from pytest_req2rank.models import ItemResult
