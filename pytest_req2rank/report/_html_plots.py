@@ -209,7 +209,8 @@ def latency_plot(series: Mapping[str, Sequence[float]]) -> str:
     names = [name for name, values in data.items() if values]
     fig = _figure(6.4, 0.5 * len(names) + 1.0)
     ax = fig.add_subplot()
-    ax.boxplot([data[name] for name in names], orientation="horizontal", tick_labels=names,
+    ax.boxplot([data[name] for name in names], orientation="horizontal",
+               tick_labels=[_label(name) for name in names],
                showmeans=True, showfliers=False, widths=0.5)
     if log:
         from matplotlib.ticker import FuncFormatter

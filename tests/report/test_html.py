@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -367,3 +368,32 @@ def test_a_run_with_nothing_scored_says_so_and_leaves_out_its_plots(runs: dict[s
     assert 'id="score">n/a<' in text and "no item was scored" in text
     assert sections(page) == {"overview", "statuses", "usage", "items"}
     assert {d["status"] for d in details_of(text)} == {"api_error"}
+
+
+@pytest.mark.filterwarnings("error:constrained_layout not applied")
+def test_each_models_sections_escape_model_names(runs: dict[str, Run]) -> None:
+    """Hostile text an item id can carry as its model (no whitespace, no brackets), long
+    enough that a plot drawing it whole would have no room left for its axes."""
+    document = copy.deepcopy(runs["judged-models"].document())
+    hostile = ("</script><script>window.__pwned=1</script><img/src=x/onerror=\"window.__pwned"
+               "=2\">{{7*7}}&amp;<!--'")
+    renamed = {model: f"{model}{hostile}" for model in JUDGED_MODELS}
+    summary = document["summary"]
+    summary["by_model"] = {renamed[m]: own for m, own in summary["by_model"].items()}
+    for item in document["items"]:
+        base, model = item["item_id"].rsplit("@", 1)
+        item["item_id"] = f"{base}@{renamed[model]}"
+    text = render_html(document)
+    page = Page(text)
+    assert page.scripts == [{"type": "application/json", "id": "r2r-details"}, {}]
+    assert page.handlers == [] and "<img" not in text
+    names = list(renamed.values())
+    for table in ("model-scores", "judge-models", "usage-models"):
+        assert [row[0] for row in page.rows[table]] == names, table
+    assert [row[1] for row in page.rows["datasets"]] == names
+    skills = text[text.index('id="skills"'):text.index("</section>", text.index('id="skills"'))]
+    assert [html.unescape(h) for h in re.findall(r"<h3>([^<]*)</h3>", skills)] == names
+    for plot in ("status", "judges", "latency", "dimensions"):  # labels cut at 36 characters
+        assert any("r2r/degraded:0.5</" in label
+                   for label in map(html.unescape, _plot_labels(text, plot))), plot
+    assert "{{7*7}}&amp;amp;" in text
