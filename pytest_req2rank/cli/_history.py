@@ -69,14 +69,21 @@ def _run_row(row: dict[str, Any], summary: RunSummary | None,
                 _short(row["suite"]), str(row["items"]), "n/a", "n/a"]
     score = "n/a" if summary.overall_score is None else f"{summary.overall_score:.1f}"
     ci = "n/a" if summary.ci95 is None else f"{summary.ci95.low:.1f}-{summary.ci95.high:.1f}"
-    if summary.by_model is not None:  # no score pools its models: `show` gives each one's
-        score, ci = "by model", f"{len(summary.by_model)} models"
     finished, planned = item_counts(summary)  # an N-version run's ensemble checks included
     if not ranking and summary.ranking is not None:  # a store no run of this version opened
         ranking = [{"model": r.model, "rank_group": r.group} for r in summary.ranking.models]
     model = _ranked(ranking) if ranking else _short(row["model"])
+    if summary.by_model is not None:  # no score pools its models: each model's, `show` has more
+        order = [r["model"] for r in ranking] if ranking else list(summary.by_model)
+        score = "/".join(_score(summary.by_model[m].overall_score) if m in summary.by_model
+                         else "n/a" for m in order)
+        ci = f"{len(summary.by_model)} models"
     return [row["run_id"], _when(row["started_at"]), status, model,
             _short(row["suite"]), f"{finished}/{planned}", score, ci]
+
+
+def _score(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
 
 
 def _ranked(ranking: list[dict[str, Any]]) -> str:

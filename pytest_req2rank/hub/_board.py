@@ -3,6 +3,7 @@ a model, a submission."""
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -114,6 +115,23 @@ def leaderboard(session: Session, *, suite: str | None = None, complexity: str |
         ranked.sort(key=lambda row: places[row["model"]].position)
     return Board(rows=[*ranked, *unranked][offset: offset + limit],
                  ranking=found.describe() if found is not None else None)
+
+
+def model_standing(session: Session, model: str) -> dict[str, Any] | None:
+    """``model``'s row of the leaderboard (every suite, the overall score; :func:`leaderboard`
+    says its fields) with ``tied_with``, the other models of its group, ``ranked``, how many
+    models the leaderboard ranks, and ``basis``, how it ranked them; ``None`` when the model
+    has no accepted or verified submission."""
+    board = leaderboard(session, limit=sys.maxsize)
+    row = next((found for found in board.rows if found["model"] == model), None)
+    if row is None:
+        return None
+    ranked = [found for found in board.rows if found["rank"] is not None]
+    return {**row, "ranked": len(ranked),
+            "tied_with": [found["model"] for found in ranked
+                          if found["group"] == row["group"] and found["model"] != model]
+            if row["tied"] else [],
+            "basis": board.ranking["basis"] if board.ranking else None}
 
 
 UNRANKED: dict[str, Any] = {

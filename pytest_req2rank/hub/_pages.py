@@ -19,6 +19,7 @@ from ._board import (
     SortKey,
     Strategy,
     leaderboard,
+    model_standing,
     model_submissions,
     ranked_skills,
     submission_details,
@@ -83,6 +84,7 @@ def model_page(request: Request, model: str, session: Db, visitor: Viewer) -> Re
         raise Refused(404, "not_found", f"no submission of model {model!r}")
     return render(request, "model.html", {"model": model, "submissions": runs,
                                           "attempts": attempts,
+                                          "standing": model_standing(session, model),
                                           "chart": history_chart(runs)}, visitor)
 
 

@@ -86,6 +86,36 @@ def dimensions_plot(rows: Sequence[tuple[str, float, float | None, float | None]
 
 
 @_styled
+def model_dimensions_plot(
+        rows: Mapping[str, Sequence[tuple[str, float, float | None, float | None]]]) -> str:
+    """Each model's dimension means with their 95 % intervals, a bar per model within each
+    dimension: ``{model: [(name, mean, low, high), ...]}``."""
+    names = list(dict.fromkeys(row[0] for model_rows in rows.values() for row in model_rows))
+    count = len(rows)
+    fig = _figure(6.4, (0.22 * count + 0.2) * len(names) + 1.2)
+    ax = fig.add_subplot()
+    height = 0.8 / count
+    for index, (model, model_rows) in enumerate(rows.items()):
+        color = GROUP_COLORS[index % len(GROUP_COLORS)]
+        for name, mean, low, high in model_rows:
+            y = names.index(name) - 0.4 + (index + 0.5) * height
+            ax.barh(y, mean, height=height * 0.9, color=color,
+                    label=_label(model) if name == model_rows[0][0] else None)
+            if low is not None and high is not None:
+                ax.errorbar(mean, y, xerr=[[mean - low], [high - mean]], color="black",
+                            capsize=2, linewidth=0.8)
+            ax.text(101, y, f"{mean:.1f}", va="center", fontsize=7)
+    ax.set_yticks(range(len(names)), [_label(n) for n in names])
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.set_xlim(0, 108)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_xlabel("score (0-100), bars: 95% interval")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(count, 3),
+              frameon=False, fontsize=8)
+    return _svg(fig, "dimensions")
+
+
+@_styled
 def heatmap_plot(skills: Sequence[str], complexities: Sequence[str],
                  cells: Mapping[tuple[str, str], tuple[float, int]]) -> str:
     """Mean item score per skill (rows) and complexity (columns), with the items counted."""
@@ -134,13 +164,14 @@ def status_plot(counts: Mapping[str, Mapping[str, int]]) -> str:
 
 
 @_styled
-def pass_ratio_plot(ratios: Mapping[str, Sequence[float]]) -> str:
-    """Histogram of the items' hidden-test pass ratio, stacked by dataset."""
+def pass_ratio_plot(ratios: Mapping[str, Sequence[float]], stacked: bool = True) -> str:
+    """Histogram of the items' hidden-test pass ratio, a series per key (dataset, or model):
+    stacked, or side by side."""
     fig = _figure(6.4, 2.6)
     ax = fig.add_subplot()
     bins = [i / 10 for i in range(11)]
-    ax.hist(list(ratios.values()), bins=bins, stacked=True, label=[_label(d) for d in ratios],
-            edgecolor="white")
+    ax.hist(list(ratios.values()), bins=bins, stacked=stacked,
+            label=[_label(d) for d in ratios], edgecolor="white")
     from matplotlib.ticker import MaxNLocator
 
     ax.set_xlim(0, 1)
@@ -178,7 +209,8 @@ def latency_plot(series: Mapping[str, Sequence[float]]) -> str:
     names = [name for name, values in data.items() if values]
     fig = _figure(6.4, 0.5 * len(names) + 1.0)
     ax = fig.add_subplot()
-    ax.boxplot([data[name] for name in names], orientation="horizontal", tick_labels=names,
+    ax.boxplot([data[name] for name in names], orientation="horizontal",
+               tick_labels=[_label(name) for name in names],
                showmeans=True, showfliers=False, widths=0.5)
     if log:
         from matplotlib.ticker import FuncFormatter

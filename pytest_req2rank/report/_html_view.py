@@ -5,13 +5,24 @@ item's row and details."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from statistics import fmean
 from typing import Any
 
 from ..models import STATUSES, ItemResult
 from ..scoring import bootstrap_ci
 from . import _html_plots as plots
-from ._document import RankingSection, ResultsDocument, RunSummary
+from ._comparison import answered_by
+from ._document import (
+    JudgingSummary,
+    ModelSummary,
+    PassAtK,
+    RankingSection,
+    ResultsDocument,
+    RunSummary,
+    ScoreInterval,
+    Totals,
+)
 from ._run import item_counts
 
 CLIP = 20_000
@@ -39,23 +50,29 @@ def skills_of(item: ItemResult) -> list[str]:
 
 
 def build_view(document: ResultsDocument) -> dict[str, Any]:
-    """The template's context: every key a section; ``None`` or empty leaves it out."""
+    """The template's context: every key a section; ``None`` or empty leaves it out. A run of
+    several models shows each model's figures (``summary.by_model``), never the pooled ones."""
     run, summary, items = document.run, document.summary, document.items
     scored = [i for i in items if i.nversion is None or i.nversion.role == "version"]
+    by_model = summary.by_model
+    groups = _groups(summary, scored)
     return {
         "run": run,
         "summary": summary,
         "headline": _headline(summary),
+        "models": _model_rows(by_model) if by_model is not None else None,
         "ranking": _ranking(summary.ranking),
         "item_counts": item_counts(summary),
-        "statuses": [(s, n) for s, n in summary.status_counts.items() if n],
+        "statuses": [(s, n) for s, n in summary.status_counts.items() if n]
+        if by_model is None else [],
         "datasets": _dataset_rows(summary),
-        "dimensions": _dimensions(summary, scored, run.seed),
-        "heatmap": _heatmap(scored),
-        "status_plot": plots.status_plot(_status_counts(scored)) if scored else None,
-        "pass_ratio": _pass_ratio(scored),
-        "judging": _judging(summary, scored),
-        "usage": _usage(summary, scored),
+        "dimensions": _dimensions(summary, groups, run.seed),
+        "heatmaps": [(model, svg) for model, own in groups.items()
+                     if (svg := _heatmap(own)) is not None],
+        "status_plot": _status_plot(summary, groups),
+        "pass_ratio": _pass_ratio(summary, groups),
+        "judging": _judging(summary, groups),
+        "usage": _usage(summary, groups),
         "nversion": _nversion(summary),
         "items": [_row(index, item) for index, item in enumerate(items)],
         "details": [_details(item) for item in items],
@@ -63,15 +80,53 @@ def build_view(document: ResultsDocument) -> dict[str, Any]:
     }
 
 
+def _groups(summary: RunSummary, scored: list[ItemResult]) -> dict[str | None, list[ItemResult]]:
+    """The scored items of each model (a run of several models, in its order), or all of them
+    under ``None`` (a run of one model)."""
+    if summary.by_model is None:
+        return {None: scored}
+    return {model: answered_by(scored, model) for model in summary.by_model}
+
+
+def _label(dataset: str, model: str | None, datasets: int) -> str:
+    """A plot's row: the dataset, in a run of several models its model (alone when the run
+    has one dataset)."""
+    if model is None:
+        return dataset
+    return model if datasets == 1 else f"{dataset} · {model}"
+
+
+def _model_rows(by_model: Mapping[str, ModelSummary]) -> list[dict[str, str]]:
+    """A run of several models' score card: a row per model, over its own items."""
+    return [{
+        "model": model,
+        "score": "n/a" if m.overall_score is None else f"{m.overall_score:.1f}",
+        "ci": "n/a" if m.ci95 is None else f"{m.ci95.low:.1f}–{m.ci95.high:.1f}",
+        "method": "" if m.ci95 is None else m.ci95.method,
+        "finished": f"{m.items_total}/{m.items_planned}",
+        "statuses": ", ".join(f"{status} {n}" for status, n in m.status_counts.items() if n)
+        or "none",
+        "agreement": m.agreement or "",
+    } for model, m in by_model.items()]
+
+
 def _headline(summary: RunSummary) -> dict[str, Any]:
     ci = summary.ci95
+    if summary.by_model is not None:
+        found = next((m.ci95 for m in summary.by_model.values() if m.ci95), None)
+        return {"score": None, "title": f"{len(summary.by_model)} models",
+                "meaning": _meaning(found)}
     if summary.overall_score is None:
-        return {"score": None, "meaning": "no item was scored (infrastructure errors, or every "
-                "judge failed)"}
-    meaning = ("100 × accepted@1" if ci is None or ci.method == "wilson" else "mean item score")
-    return {"score": f"{summary.overall_score:.1f}", "meaning": meaning,
+        return {"score": None, "title": "n/a", "meaning": "no item was scored (infrastructure "
+                "errors, or every judge failed)"}
+    return {"score": f"{summary.overall_score:.1f}", "title": f"{summary.overall_score:.1f}",
+            "meaning": _meaning(ci),
             "ci": f"{ci.low:.1f}–{ci.high:.1f}" if ci else None,
             "method": ci.method if ci else None}
+
+
+def _meaning(ci: ScoreInterval | None) -> str:
+    return "100 × accepted@1" if ci is None or ci.method == "wilson" else "mean item score"
 
 
 def _ranking(ranking: RankingSection | None) -> dict[str, Any] | None:
@@ -121,37 +176,67 @@ def _secs(value: Any) -> str:
 
 
 def _dataset_rows(summary: RunSummary) -> list[dict[str, str]]:
-    """The Phase-0 metrics of each dataset, formatted, pass@k included."""
-    rows = []
-    for dataset, m in summary.phase0.items():
-        passes = summary.pass_at_k.get(dataset)
-        rows.append({
-            "dataset": dataset,
-            "accepted@1": _pct(m.get("accepted_at_1")),
-            "pass@k": ", ".join(f"{k} {_pct(v)}" for k, v in passes.values.items())
-            if passes else "n/a",
-            "pass ratio mean/p50/p90": "/".join(
-                _num(m.get(k), 2) for k in ("pass_ratio_mean", "pass_ratio_p50", "pass_ratio_p90")),
-            "exec success": _pct(m.get("exec_success_rate")),
-            "syntax/runtime/timeout/truncated/wrong": " / ".join(
-                _pct(m.get(f"{s}_rate")) for s in ("syntax_error", "runtime_error", "timeout",
-                                                   "truncated", "wrong_answer")),
-            "avg gen tokens": _num(m.get("avg_total_gen_tokens"), 1),
-            "sandbox time avg/p95": f"{_secs(m.get('avg_total_judge_time'))} / "
-                                    f"{_secs(m.get('p95_total_judge_time'))}",
-            "throughput": f"{_num(m.get('throughput'), 2)}/s",
-            "api/sandbox errors": f"{_pct(m.get('api_error_rate'))} / "
-                                  f"{_pct(m.get('sandbox_error_rate'))}",
-        })
-    return rows
+    """The Phase-0 metrics of each dataset, formatted, pass@k included; in a run of several
+    models a row per dataset and model, from each model's own summary."""
+    if summary.by_model is None:
+        return [_dataset_row(dataset, None, m, summary.pass_at_k.get(dataset))
+                for dataset, m in summary.phase0.items()]
+    return [_dataset_row(dataset, model, own.phase0[dataset], own.pass_at_k.get(dataset))
+            for dataset in summary.phase0 for model, own in summary.by_model.items()
+            if dataset in own.phase0]
 
 
-def _dimensions(summary: RunSummary, items: list[ItemResult], seed: int) -> dict[str, Any] | None:
-    """Each dimension's mean with a bootstrap 95 % interval over requirements (clusters)."""
-    if not summary.dimensions:
+def _dataset_row(dataset: str, model: str | None, m: Mapping[str, Any],
+                 passes: PassAtK | None) -> dict[str, str]:
+    first = {"dataset": dataset} if model is None else {"dataset": dataset, "model": model}
+    return {
+        **first,
+        "accepted@1": _pct(m.get("accepted_at_1")),
+        "pass@k": ", ".join(f"{k} {_pct(v)}" for k, v in passes.values.items())
+        if passes else "n/a",
+        "pass ratio mean/p50/p90": "/".join(
+            _num(m.get(k), 2) for k in ("pass_ratio_mean", "pass_ratio_p50", "pass_ratio_p90")),
+        "exec success": _pct(m.get("exec_success_rate")),
+        "syntax/runtime/timeout/truncated/wrong": " / ".join(
+            _pct(m.get(f"{s}_rate")) for s in ("syntax_error", "runtime_error", "timeout",
+                                               "truncated", "wrong_answer")),
+        "avg gen tokens": _num(m.get("avg_total_gen_tokens"), 1),
+        "sandbox time avg/p95": f"{_secs(m.get('avg_total_judge_time'))} / "
+                                f"{_secs(m.get('p95_total_judge_time'))}",
+        "throughput": f"{_num(m.get('throughput'), 2)}/s",
+        "api/sandbox errors": f"{_pct(m.get('api_error_rate'))} / "
+                              f"{_pct(m.get('sandbox_error_rate'))}",
+    }
+
+
+Interval = tuple[str, float, float | None, float | None]
+
+
+def _dimensions(summary: RunSummary, groups: Mapping[str | None, list[ItemResult]],
+                seed: int) -> dict[str, Any] | None:
+    """Each dimension's mean with a bootstrap 95 % interval over requirements (clusters); in a
+    run of several models each model's, over its own items, in one grouped plot and a table
+    with a column per model."""
+    if summary.by_model is None:
+        if not summary.dimensions:
+            return None
+        rows = _dimension_rows(summary.dimensions, groups[None], seed)
+        return {"rows": rows, "svg": plots.dimensions_plot(rows), "table": None}
+    by_model = {model: _dimension_rows(own.dimensions, groups[model], seed)
+                for model, own in summary.by_model.items() if own.dimensions}
+    if not by_model:
         return None
-    rows: list[tuple[str, float, float | None, float | None]] = []
-    for name, mean in summary.dimensions.items():
+    names = list(dict.fromkeys(row[0] for rows in by_model.values() for row in rows))
+    means = {model: {row[0]: row for row in rows} for model, rows in by_model.items()}
+    table = {"models": list(by_model), "rows": [
+        [name, *(_interval(means[model].get(name)) for model in by_model)] for name in names]}
+    return {"rows": None, "svg": plots.model_dimensions_plot(by_model), "table": table}
+
+
+def _dimension_rows(dimensions: Mapping[str, float], items: list[ItemResult],
+                    seed: int) -> list[Interval]:
+    rows: list[Interval] = []
+    for name, mean in dimensions.items():
         clusters: dict[str, list[float]] = {}
         for item in items:
             if item.panel is not None and name in item.panel.dimensions:
@@ -162,7 +247,14 @@ def _dimensions(summary: RunSummary, items: list[ItemResult], seed: int) -> dict
             rows.append((name, mean, round(interval.low, 1), round(interval.high, 1)))
         else:
             rows.append((name, mean, None, None))
-    return {"rows": rows, "svg": plots.dimensions_plot(rows)}
+    return rows
+
+
+def _interval(row: Interval | None) -> str:
+    if row is None:
+        return "n/a"
+    _, mean, low, high = row
+    return f"{mean:.1f}" if low is None or high is None else f"{mean:.1f} ({low:.1f}–{high:.1f})"
 
 
 def _heatmap(items: list[ItemResult]) -> str | None:
@@ -183,55 +275,124 @@ def _heatmap(items: list[ItemResult]) -> str | None:
                               {key: (fmean(v), len(v)) for key, v in cells.items()})
 
 
-def _status_counts(items: list[ItemResult]) -> dict[str, dict[str, int]]:
+def _status_plot(summary: RunSummary, groups: Mapping[str | None, list[ItemResult]]
+                 ) -> str | None:
+    """Items per status: a bar per dataset, in a run of several models per dataset and model."""
+    datasets = {item.dataset for items in groups.values() for item in items}
     counts: dict[str, Counter[str]] = {}
-    for item in items:
-        counts.setdefault(item.dataset, Counter())[item.status] += 1
-    return {dataset: dict(c) for dataset, c in counts.items()}
+    for dataset in sorted(datasets) if summary.by_model is not None else [None]:
+        for model, items in groups.items():
+            for item in items:
+                if dataset is None or item.dataset == dataset:
+                    label = _label(item.dataset, model, len(datasets))
+                    counts.setdefault(label, Counter())[item.status] += 1
+    return plots.status_plot({label: dict(c) for label, c in counts.items()}) if counts else None
 
 
-def _pass_ratio(items: list[ItemResult]) -> str | None:
+def _pass_ratio(summary: RunSummary, groups: Mapping[str | None, list[ItemResult]]
+                ) -> str | None:
+    """The pass ratio's histogram: stacked by dataset, in a run of several models a bar per
+    model (and dataset) side by side."""
+    datasets = {item.dataset for items in groups.values() for item in items}
     ratios: dict[str, list[float]] = {}
-    for item in items:
-        if item.tests_total:
-            ratios.setdefault(item.dataset, []).append(item.pass_ratio)
-    return plots.pass_ratio_plot(ratios) if ratios else None
+    for model, items in groups.items():
+        for item in items:
+            if item.tests_total:
+                ratios.setdefault(_label(item.dataset, model, len(datasets)), []).append(
+                    item.pass_ratio)
+    if not ratios:
+        return None
+    return plots.pass_ratio_plot(ratios, stacked=summary.by_model is None)
 
 
-def _judging(summary: RunSummary, items: list[ItemResult]) -> dict[str, Any] | None:
+def _judging(summary: RunSummary, groups: Mapping[str | None, list[ItemResult]]
+             ) -> dict[str, Any] | None:
+    """The panel's record; in a run of several models the panel over each model's answers (a
+    row per model and judge) and each judge's scores per model in the plot."""
     judging = summary.judging
     if judging is None:
         return None
-    scores: dict[str, list[float]] = {judge: [] for judge in judging.judges}
-    for item in items:
-        for verdict in item.judges:
-            if verdict.overall is not None:
-                scores.setdefault(verdict.judge, []).append(verdict.overall)
+    panels: dict[str | None, JudgingSummary] = {None: judging} if summary.by_model is None else {
+        model: own.judging for model, own in summary.by_model.items() if own.judging}
+    scores: dict[str, list[float]] = {}
+    for model, panel in panels.items():
+        for judge in panel.judges:
+            scores.setdefault(_judge_label(judge, model), [])
+        for item in groups.get(model, []):
+            for verdict in item.judges:
+                if verdict.overall is not None:
+                    scores.setdefault(_judge_label(verdict.judge, model), []).append(
+                        verdict.overall)
     return {
         "summary": judging,
         "agreement": summary.agreement,
+        "models": None if summary.by_model is None else [
+            _panel_row(model, panel, summary.by_model[model].agreement)
+            for model, panel in panels.items() if model is not None],
+        "per_judge": [(model, report) for model, panel in panels.items()
+                      for report in panel.per_judge],
         "svg": plots.judges_plot(scores) if any(scores.values()) else None,
     }
 
 
-def _usage(summary: RunSummary, items: list[ItemResult]) -> dict[str, Any] | None:
+def _panel_row(model: str, panel: JudgingSummary, agreement: str | None) -> dict[str, str]:
+    """The panel over one model's answers, formatted; ``alpha`` empty when no dimension has
+    one (a single judge)."""
+    alpha = panel.alpha if any(a is not None for a in panel.alpha.values()) else {}
+    return {
+        "model": model, "scored": str(panel.items_judged), "failed": str(panel.judge_failed),
+        "sigma": "n/a" if panel.sigma is None else f"{panel.sigma:.1f}",
+        "agreement": agreement or "n/a",
+        "bands": ", ".join(f"{band} {n}" for band, n in panel.agreement_counts.items()),
+        "alpha": " · ".join(f"{d} {'n/a' if a is None else f'{a:.2f}'}"
+                            for d, a in alpha.items()),
+    }
+
+
+def _judge_label(judge: str, model: str | None) -> str:
+    return judge if model is None else f"{judge} · {model}"
+
+
+def _usage(summary: RunSummary, groups: Mapping[str | None, list[ItemResult]]
+           ) -> dict[str, Any] | None:
+    """Time per item by phase (per model in a run of several), calls, tokens and cost by role
+    (the target's per model) and, in a run of several models, each model's totals."""
+    items = [item for own in groups.values() for item in own]
     if not items:
         return None
-    series = {
-        "generation": [i.timings.generation_s for i in items],
-        "sandbox": [i.judge_time_s for i in items],
-        "judges": [sum(v.latency_s for v in i.judges) for i in items if i.judges],
-        "item total": [i.timings.total_s for i in items],
-    }
-    roles = [(name, totals) for name, totals in summary.totals_by_role.items() if totals.calls]
+    series: dict[str, list[float]] = {}
+    for model, own in groups.items():
+        for phase, values in (
+                ("generation", [i.timings.generation_s for i in own]),
+                ("sandbox", [i.judge_time_s for i in own]),
+                ("judges", [sum(v.latency_s for v in i.judges) for i in own if i.judges]),
+                ("item total", [i.timings.total_s for i in own])):
+            series[phase if model is None else f"{phase} · {model}"] = values
+    by_model = summary.by_model
+    roles: list[tuple[str, Totals]] = []
+    for name, totals in summary.totals_by_role.items():
+        if not totals.calls:
+            continue
+        if name == "target" and by_model is not None:
+            roles += [(f"target {model}", own.totals_by_role["target"])
+                      for model, own in by_model.items() if "target" in own.totals_by_role]
+        else:
+            roles.append((name, totals))
     tokens = [i.usage.completion_tokens for i in items if i.usage.completion_tokens is not None]
     return {
         "totals": summary.totals,
         "roles": roles,
+        "models": None if by_model is None else [
+            (model, own.totals, _mean_tokens(groups[model])) for model, own in by_model.items()],
         "wall_time_s": summary.wall_time_s,
         "mean_completion_tokens": fmean(tokens) if tokens else None,
         "svg": plots.latency_plot(series) if any(any(v) for v in series.values()) else None,
     }
+
+
+def _mean_tokens(items: list[ItemResult]) -> str:
+    tokens = [i.usage.completion_tokens for i in items if i.usage.completion_tokens is not None]
+    return f"{fmean(tokens):.1f}" if tokens else "unknown"
 
 
 def _nversion(summary: RunSummary) -> dict[str, Any] | None:

@@ -32,6 +32,27 @@ RANKING_COLUMNS: dict[str, type] = {
 }
 """The ``rankings`` table: one row per model of a ranked run (results JSON ``summary.ranking``;
 ``position`` 1 is the leader, ``rank_group`` the row's ``group``)."""
+PASS_AT_K_TABLE = (
+    "CREATE TABLE pass_at_k (run_id TEXT, model TEXT, dataset TEXT, k INTEGER, value FLOAT, "
+    "tasks INTEGER, samples INTEGER, correct INTEGER, PRIMARY KEY (run_id, model, dataset, k), "
+    "FOREIGN KEY (run_id) REFERENCES runs(run_id))")
+"""The ``pass_at_k`` table: one row per model, dataset and k of a finished run (``model``: the
+run's model, or in a run of several models each of them, from ``summary.by_model``)."""
+_PASS_AT_K_INSERT = ("INSERT INTO pass_at_k VALUES (:run_id, :model, :dataset, :k, :value, "
+                     ":tasks, :samples, :correct)")
+
+
+def pass_at_k_rows(run_id: str, model: str, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``pass_at_k`` rows of a run's summary (a results JSON ``summary``): the pass@k of
+    ``model`` (the run's), or in a run of several models each model's own, never pooled."""
+    by_model = summary.get("by_model")
+    own = ({name: figures.get("pass_at_k") or {} for name, figures in by_model.items()}
+           if by_model else {model: summary.get("pass_at_k") or {}})
+    return [{"run_id": run_id, "model": name, "dataset": dataset,
+             "k": int(key.removeprefix("pass@")), "value": value, "tasks": report["tasks"],
+             "samples": report["samples"], "correct": report["correct"]}
+            for name, passes in own.items() for dataset, report in passes.items()
+            for key, value in report["values"].items()]
 
 
 def ranking_rows(run_id: str, summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -114,13 +135,9 @@ class Store:
                 if column not in columns:
                     self.db.table("items").add_column(column, kind)
         if "pass_at_k" not in tables:
-            self.db.table("pass_at_k").create(
-                {"run_id": str, "dataset": str, "k": int, "value": float, "tasks": int,
-                 "samples": int, "correct": int},
-                pk=("run_id", "dataset", "k"),
-                foreign_keys=[("run_id", "runs", "run_id")],
-                if_not_exists=True,
-            )
+            self.db.execute(PASS_AT_K_TABLE.replace("TABLE", "TABLE IF NOT EXISTS", 1))
+        elif "model" not in self.db.table("pass_at_k").columns_dict:
+            self._migrate_pass_at_k()
         if "rankings" not in tables:
             self.db.table("rankings").create(
                 RANKING_COLUMNS, pk=("run_id", "model"),
@@ -152,6 +169,38 @@ class Store:
             except (ValueError, KeyError, TypeError):
                 continue  # a summary this version cannot read keeps its run, unranked
         self.db.table("rankings").insert_all(rows, pk=("run_id", "model"), replace=True)
+
+    def _migrate_pass_at_k(self) -> None:
+        """A store of an earlier version kept one pooled row per dataset and k: it gains the
+        ``model`` column, and a run of several models its models' own rows (from its summary)
+        instead of the pooled ones. In one transaction, checked again inside it: another
+        process may have migrated the store first."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if "model" not in self.db.table("pass_at_k").columns_dict:
+                self.db.execute("ALTER TABLE pass_at_k RENAME TO pass_at_k_pooled")
+                self.db.execute(PASS_AT_K_TABLE)
+                rows: list[dict[str, Any]] = []
+                for run_id, model, summary in self.db.execute(
+                        "SELECT run_id, model, summary FROM runs WHERE summary LIKE ?",
+                        ['%"by_model"%']).fetchall():
+                    try:
+                        rows += pass_at_k_rows(run_id, model, json.loads(summary))
+                    except (ValueError, KeyError, TypeError, AttributeError):
+                        continue  # a summary this version cannot read keeps its pooled rows
+                ranked = {row["run_id"] for row in rows}
+                self.db.execute(
+                    "INSERT INTO pass_at_k SELECT p.run_id, coalesce(r.model, ''), p.dataset, "
+                    "p.k, p.value, p.tasks, p.samples, p.correct FROM pass_at_k_pooled p "
+                    "LEFT JOIN runs r ON r.run_id = p.run_id")
+                for run_id in ranked:
+                    self.db.execute("DELETE FROM pass_at_k WHERE run_id = ?", [run_id])
+                self.db.conn.executemany(_PASS_AT_K_INSERT, rows)
+                self.db.execute("DROP TABLE pass_at_k_pooled")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
 
     def start_run(self, *, run_id: str, started_at: str, model: str, suite: str, seed: int,
                   plan: dict[str, Any], settings: dict[str, Any] | None = None,
@@ -189,29 +238,37 @@ class Store:
     def finish_run(self, run_id: str, *, finished_at: str, summary: dict[str, Any],
                    status: str = "finished") -> None:
         """Record the run's end and its summary; the summary's pass@k (results JSON
-        ``summary.pass_at_k``) also goes to the ``pass_at_k`` table, one row per dataset and k,
-        and its ranking (``summary.ranking``) to the ``rankings`` table, one row per model."""
+        ``summary.pass_at_k``, in a run of several models each model's of ``summary.by_model``)
+        also goes to the ``pass_at_k`` table, one row per model, dataset and k, and its ranking
+        (``summary.ranking``) to the ``rankings`` table, one row per model."""
         with self._lock:
             self.db.table("runs").update(
                 run_id, {"finished_at": finished_at, "summary": json.dumps(summary),
                          "status": status}
             )
+            run = self.run(run_id)
             self.db.execute("DELETE FROM pass_at_k WHERE run_id = ?", [run_id])
-            self.db.table("pass_at_k").insert_all(
-                {"run_id": run_id, "dataset": dataset, "k": int(name.removeprefix("pass@")),
-                 "value": value, "tasks": report["tasks"], "samples": report["samples"],
-                 "correct": report["correct"]}
-                for dataset, report in summary.get("pass_at_k", {}).items()
-                for name, value in report["values"].items()
-            )
+            self.db.conn.executemany(
+                _PASS_AT_K_INSERT, pass_at_k_rows(run_id, run["model"] if run else "", summary))
             self.db.execute("DELETE FROM rankings WHERE run_id = ?", [run_id])
             self.db.table("rankings").insert_all(ranking_rows(run_id, summary))
 
     def pass_at_k(self, run_id: str) -> dict[str, dict[int, float]]:
-        """The pass@k of a finished run: ``{dataset: {k: value}}``."""
-        found: dict[str, dict[int, float]] = {}
-        for row in self.db.table("pass_at_k").rows_where("run_id = ?", [run_id], order_by="dataset, k"):
-            found.setdefault(row["dataset"], {})[row["k"]] = row["value"]
+        """The pass@k of a finished run of one model: ``{dataset: {k: value}}`` (empty for a
+        run of several models: :meth:`pass_at_k_by_model` has each model's)."""
+        run = self.run(run_id)
+        return self.pass_at_k_by_model(run_id).get(run["model"] if run else "", {})
+
+    def pass_at_k_by_model(self, run_id: str) -> dict[str, dict[str, dict[int, float]]]:
+        """The pass@k of a finished run per model: ``{model: {dataset: {k: value}}}``, the
+        run's model alone for a run of one model."""
+        found: dict[str, dict[str, dict[int, float]]] = {}
+        with self._lock:
+            rows = list(self.db.table("pass_at_k").rows_where(
+                "run_id = ?", [run_id], order_by="rowid"))
+        for row in rows:
+            found.setdefault(row["model"], {}).setdefault(row["dataset"], {})[row["k"]] = \
+                row["value"]
         return found
 
     def ranking(self, run_id: str) -> list[dict[str, Any]]:

@@ -257,3 +257,40 @@ def test_the_reverifier_ranks_a_new_version_before_its_first_reader(board_hub: H
         event.remove(board_hub.app.state.engine, "before_cursor_execute", count)
     assert [row["rank"] for row in rows] == [1, 2]
     assert not any("requirement_scores" in statement for statement in statements), statements
+
+
+def test_the_model_page_shows_its_rank_interval_and_group_escaped(board_hub: Hub) -> None:
+    name = 'acme/<b>bold</b>&"q\''
+    _submit(board_hub, "page/first", STRONG)
+    tied = _submit(board_hub, "page/tied", [60.0, 65.0, 70.0, 55.0, 62.0, 68.0])
+    _submit(board_hub, "page/twin", [60.0, 65.0, 70.0, 55.0, 62.0, 68.0])
+    _submit(board_hub, "page/pending", WEAK, verify=False)
+    board_hub.sql("UPDATE submissions SET model = :name WHERE id = :id", name=name,
+                  id=tied["id"])
+    _, rows = _board(board_hub)
+    with board_hub.client() as client:
+        first = client.get("/models/page/first").text
+        twin = client.get("/models/page/twin").text
+        hostile = client.get("/models/" + name.replace("&", "%26").replace('"', "%22")
+                             .replace("'", "%27").replace("<", "%3C").replace(">", "%3E")).text
+        pending = client.get("/models/page/pending").text
+    row = rows["page/first"]
+    standing = first.split('<p id="standing">', 1)[1].split("</p>", 1)[0]
+    assert standing.startswith('Leaderboard rank <b id="rank">1</b> of 3 · 95% rank interval '
+                               '<b id="rank-interval">1</b> · group <b id="group">1</b> · ')
+    assert "tied with" not in standing
+    assert (f"pooled score {row['score']:.2f} (95% CI {row['ci_low']:.2f}–"
+            f"{row['ci_high']:.2f}) over 1 verified run") in standing
+    escaped = "acme/&lt;b&gt;bold&lt;/b&gt;&amp;&#34;q&#39;"
+    standing = twin.split('<p id="standing">', 1)[1].split("</p>", 1)[0]
+    twin_row = rows["page/twin"]
+    assert twin_row["rank_label"] == "2–3" and twin_row["rank_interval"] == [2, 2]
+    assert '<b id="rank">2–3</b> of 3' in standing
+    assert '<b id="rank-interval">2</b>' in standing
+    assert f'<b id="group">{twin_row["group"]}</b>' in standing
+    assert f'<span id="tied-with">tied with <a href="/models/acme/%3Cb%3Ebold%3C/b%3E%26%22q%27">' \
+        f"{escaped}</a></span>" in standing
+    assert "<b>bold</b>" not in twin and "<b>bold</b>" not in hostile
+    standing = hostile.split('<p id="standing">', 1)[1].split("</p>", 1)[0]
+    assert '<b id="rank">2–3</b>' in standing and 'href="/models/page/twin"' in standing
+    assert '<p id="standing" class="muted">Not ranked: no verified submission yet' in pending

@@ -307,11 +307,33 @@ def test_two_instruments_each_get_their_own_figures(bench: pytest.Pytester,
         f"req2rank compare: error: run {multi} ranked r2r/degraded:0.5, r2r/reference, not "
         "nosuch; name the model to compare with --model=MODEL (one of them)")
 
-    # req2rank runs: no pooled score for the ranking run
+    # req2rank runs: no pooled score for the ranking run, each model's in its models' order
     assert main(["runs", "--db", db]) == 0
     listed = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()}
-    assert listed[multi][-4:] == ["by", "model", "2", "models"]
+    best_first = [row["model"] for row in data["summary"]["ranking"]["models"]]
+    assert listed[multi][-3:] == [
+        "/".join(f"{by_model[m]['overall_score']:.1f}" for m in best_first), "2", "models"]
+    assert listed[multi][4] == best_first[0]
     assert listed[single][-2:] == ["100.0", f"{by_model['r2r/reference']['ci95']['low']:.1f}-100.0"]
+
+    # the store's pass@k: a row per model, as by_model has it, no pooled row
+    store = Store(bench.path / "store.db")
+    try:
+        stored = store.pass_at_k_by_model(multi)
+    finally:
+        store.close()
+    assert stored == {model: {"humaneval": {1: pytest.approx(
+        by_model[model]["pass_at_k"]["humaneval"]["values"]["pass@1"])}} for model in pair}
+
+    # req2rank report: the HTML report of the stored run shows each model's score
+    assert main(["report", multi, "--db", db, "--html", str(bench.path / "again.html")]) == 0
+    capsys.readouterr()
+    page = (bench.path / "again.html").read_text()
+    scores = page[page.index('<table id="model-scores">'):]
+    scores = scores[:scores.index("</table>")]
+    shown = re.findall(r'<tr><td>([^<]*)</td><td class="num">([^<]*)</td>', scores)
+    assert [(html.unescape(model), score) for model, score in shown] == [
+        (model, f"{by_model[model]['overall_score']:.1f}") for model in pair]
 
     # req2rank rank: a row per model of the ranking run, beside the gated run of one model
     assert main(["rank", multi, single, "--db", db]) == 0

@@ -15,7 +15,7 @@ from .report_runs import Run, make_runs
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
-    """The four runs, made by the first test process that needs them."""
+    """The five runs, made by the first test process that needs them."""
     session = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     base = tmp_path_factory.getbasetemp()
     root = base.parent / f"r2r-report-runs-{session}" if session else base / "r2r-report-runs"

@@ -1,6 +1,6 @@
 """Real offline runs whose HTML reports the report tests read: what they are and how they are made.
 
-Four runs of the benchmark module, each asking for its HTML report (in the three spellings):
+Five runs of the benchmark module, each asking for its HTML report (in the three spellings):
 - ``dynamic``: four drawn requirements answered by ``r2r/reference``, judged by ``r2r/static``
   and two scripted LLM judges of the fake provider (tokens, prices, disagreement);
 - ``humaneval``: twelve HumanEval tasks answered from a samples file that fails some tasks on
@@ -8,7 +8,9 @@ Four runs of the benchmark module, each asking for its HTML report (in the three
 - ``nversion``: an N-version experiment with 3 versions of 2 tasks;
 - ``ranking``: three models on eight HumanEval tasks, ranked: ``r2r/reference`` and the
   instruments ``r2r/degraded:0.6`` and ``r2r/degraded:0.1`` (with seed 4 the first two are
-  one group the data cannot separate, the third a group of its own).
+  one group the data cannot separate, the third a group of its own);
+- ``judged-models``: two models (``r2r/reference``, ``r2r/degraded:0.5``) on three drawn
+  requirements, judged by ``r2r/static``: each model's dimensions, skills and judges.
 
 Each run is a subprocess (its own pytest session).
 """
@@ -32,6 +34,8 @@ HOSTILE = ("</script><script>window.__pwned = 1</script><img src=x onerror=\"win
 """Text a model (or a suite file) could send: markup, a template expression, entities."""
 RANKED = ("r2r/reference", "r2r/degraded:0.6", "r2r/degraded:0.1")
 """The ranking run's models."""
+JUDGED_MODELS = ("r2r/reference", "r2r/degraded:0.5")
+"""The judged run of several models' models."""
 DIMENSIONS = ("functionality", "quality", "logic", "security", "engineering")
 
 
@@ -123,4 +127,13 @@ def make_runs(root: Path) -> dict[str, Run]:
                      env=env)
     runs["ranking"] = Run("ranking", directory, directory / "ranked.json",
                           directory / "ranked.html", stdout)
+
+    directory = root / "judged-models"
+    directory.mkdir()
+    (directory / "test_benchmark.py").write_text(BENCHMARK.read_text())
+    stdout = _pytest(directory, "--r2r-rounds=3", "--r2r-seed=5",
+                     f"--r2r-model={','.join(JUDGED_MODELS)}", "--r2r-judges=r2r/static",
+                     "--r2r-json=judged.json", "--r2r-html", env=env)
+    runs["judged-models"] = Run("judged-models", directory, directory / "judged.json",
+                                directory / "judged.html", stdout)
     return runs

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -16,7 +17,7 @@ import pytest
 
 from pytest_req2rank.report import InvalidResults, render_html, write_html
 
-from .report_runs import HOSTILE, RANKED, Run
+from .report_runs import HOSTILE, JUDGED_MODELS, RANKED, Run
 
 SECTIONS = ("overview", "ranking", "dimensions", "skills", "statuses", "pass-ratio", "judges", "usage",
             "nversion", "items")
@@ -178,6 +179,101 @@ def test_a_run_of_one_model_has_no_ranking_section(runs: dict[str, Run]) -> None
     for name in ("dynamic", "humaneval", "nversion"):
         text = report_of(runs[name].results)
         assert 'id="ranking"' not in text and 'href="#ranking"' not in text, name
+        page = Page(text)
+        assert {"model-scores", "usage-models", "judge-models", "dimensions-table"} \
+            .isdisjoint(page.ids | set(page.rows)), name
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def _plot_labels(text: str, plot: str) -> list[str]:
+    """The text elements of a plot, in order (labels and tick values)."""
+    start = text.index(f'data-plot="{plot}"')
+    return re.findall(r"<text[^>]*>([^<]*)</text>", text[start:text.index("</svg>", start)])
+
+
+def test_a_run_of_several_models_shows_each_models_score_and_metrics_never_pooled(
+    runs: dict[str, Run]
+) -> None:
+    document = runs["ranking"].document()
+    summary, by_model = document["summary"], document["summary"]["by_model"]
+    assert list(by_model) == list(RANKED)
+    text = report_of(runs["ranking"].results)
+    page = Page(text)
+    assert page.rows["model-scores"] == [
+        [model, f"{m['overall_score']:.1f}", f"{m['ci95']['low']:.1f}–{m['ci95']['high']:.1f}",
+         m["ci95"]["method"], f"{m['items_total']}/{m['items_planned']}",
+         ", ".join(f"{s} {n}" for s, n in m["status_counts"].items() if n)]
+        for model, m in by_model.items()]
+    # no pooled score, interval or status chips: the pooled figure is nobody's
+    assert 'id="score"' not in text and 'class="chips"' not in text
+    assert f"{summary['overall_score']:.1f}<span>/100" not in text
+    assert "<title>req2rank " in text and f" · {len(by_model)} models</title>" in text
+    # the Phase-0 table: a row per dataset and model, each model's own figures
+    assert page.rows["datasets"] == [
+        [dataset, model, _pct(m["phase0"][dataset]["accepted_at_1"]),
+         ", ".join(f"{k} {_pct(v)}" for k, v in m["pass_at_k"][dataset]["values"].items()),
+         *page.rows["datasets"][i][4:]]
+        for i, (dataset, model, m) in enumerate(
+            (d, model, m) for d in summary["phase0"] for model, m in by_model.items())]
+    for row, m in zip(page.rows["datasets"], by_model.values(), strict=True):
+        p0 = m["phase0"]["humaneval"]
+        assert row[5] == _pct(p0["exec_success_rate"])
+        assert row[6].split(" / ")[4] == _pct(p0["wrong_answer_rate"])
+    accepted = {model: m["phase0"]["humaneval"]["accepted_at_1"] for model, m in by_model.items()}
+    assert len(set(accepted.values())) == 3, "the instruments' figures would not tell apart"
+    # statuses and pass ratio: a bar (series) per model; latency: each phase per model
+    assert [label for label in _plot_labels(text, "status") if label in by_model] == list(RANKED)
+    assert [label for label in _plot_labels(text, "pass-ratio") if label in by_model] \
+        == list(RANKED)
+    assert {f"item total · {model}" for model in RANKED} <= set(_plot_labels(text, "latency"))
+    # calls: the target's per model, and each model's totals
+    assert page.rows["usage-table"][:3] == [
+        [f"target {model}", str(m["totals_by_role"]["target"]["calls"]), "unknown", "unknown",
+         "unknown"] for model, m in by_model.items()]
+    assert page.rows["usage-table"][3][:2] == ["all (every model's)",
+                                               str(summary["totals"]["calls"])]
+    assert [row[:2] for row in page.rows["usage-models"]] == [
+        [model, str(m["totals"]["calls"])] for model, m in by_model.items()]
+
+
+def test_a_judged_run_of_several_models_shows_each_models_dimensions_skills_and_panel(
+    runs: dict[str, Run]
+) -> None:
+    document = runs["judged-models"].document()
+    by_model = document["summary"]["by_model"]
+    assert list(by_model) == list(JUDGED_MODELS)
+    text = report_of(runs["judged-models"].results)
+    page = Page(text)
+    assert sections(page) == set(SECTIONS) - {"nversion"}
+    dimensions = page.rows["dimensions-table"]
+    names = list(by_model[JUDGED_MODELS[0]]["dimensions"])
+    assert [row[0] for row in dimensions] == names
+    for column, m in enumerate(by_model.values(), start=1):
+        assert [row[column].split(" (")[0] for row in dimensions] == [
+            f"{m['dimensions'][name]:.1f}" for name in names]
+    assert by_model[JUDGED_MODELS[0]]["dimensions"] != by_model[JUDGED_MODELS[1]]["dimensions"]
+    assert page.plots.count("dimensions") == 1
+    labels = _plot_labels(text, "dimensions")
+    assert [label for label in labels if label in by_model] == list(JUDGED_MODELS)  # legend
+    # a skill × complexity map per model, headed by its model
+    assert page.plots.count("heatmap") == len(JUDGED_MODELS)
+    skills = text[text.index('id="skills"'):text.index("</section>", text.index('id="skills"'))]
+    assert re.findall(r"<h3>([^<]*)</h3>", skills) == list(JUDGED_MODELS)
+    # the panel over each model's answers, and each judge's row per model
+    assert page.rows["judge-models"] == [
+        [model, str(m["judging"]["items_judged"]), str(m["judging"]["judge_failed"]),
+         "n/a" if m["judging"]["sigma"] is None else f"{m['judging']['sigma']:.1f}",
+         m["agreement"] or "n/a",
+         ", ".join(f"{b} {n}" for b, n in m["judging"]["agreement_counts"].items())]
+        for model, m in by_model.items()]
+    assert [[row[0], row[1], row[6]] for row in page.rows["judge-table"]] == [
+        [model, r["judge"], f"{r['mean_overall']:.1f}"]
+        for model, m in by_model.items() for r in m["judging"]["per_judge"]]
+    assert {f"r2r/static · {model}" for model in JUDGED_MODELS} <= set(
+        _plot_labels(text, "judges"))
 
 
 def _hostile(document: dict[str, Any]) -> dict[str, Any]:
@@ -272,3 +368,32 @@ def test_a_run_with_nothing_scored_says_so_and_leaves_out_its_plots(runs: dict[s
     assert 'id="score">n/a<' in text and "no item was scored" in text
     assert sections(page) == {"overview", "statuses", "usage", "items"}
     assert {d["status"] for d in details_of(text)} == {"api_error"}
+
+
+@pytest.mark.filterwarnings("error:constrained_layout not applied")
+def test_each_models_sections_escape_model_names(runs: dict[str, Run]) -> None:
+    """Hostile text an item id can carry as its model (no whitespace, no brackets), long
+    enough that a plot drawing it whole would have no room left for its axes."""
+    document = copy.deepcopy(runs["judged-models"].document())
+    hostile = ("</script><script>window.__pwned=1</script><img/src=x/onerror=\"window.__pwned"
+               "=2\">{{7*7}}&amp;<!--'")
+    renamed = {model: f"{model}{hostile}" for model in JUDGED_MODELS}
+    summary = document["summary"]
+    summary["by_model"] = {renamed[m]: own for m, own in summary["by_model"].items()}
+    for item in document["items"]:
+        base, model = item["item_id"].rsplit("@", 1)
+        item["item_id"] = f"{base}@{renamed[model]}"
+    text = render_html(document)
+    page = Page(text)
+    assert page.scripts == [{"type": "application/json", "id": "r2r-details"}, {}]
+    assert page.handlers == [] and "<img" not in text
+    names = list(renamed.values())
+    for table in ("model-scores", "judge-models", "usage-models"):
+        assert [row[0] for row in page.rows[table]] == names, table
+    assert [row[1] for row in page.rows["datasets"]] == names
+    skills = text[text.index('id="skills"'):text.index("</section>", text.index('id="skills"'))]
+    assert [html.unescape(h) for h in re.findall(r"<h3>([^<]*)</h3>", skills)] == names
+    for plot in ("status", "judges", "latency", "dimensions"):  # labels cut at 36 characters
+        assert any("r2r/degraded:0.5</" in label
+                   for label in map(html.unescape, _plot_labels(text, plot))), plot
+    assert "{{7*7}}&amp;amp;" in text

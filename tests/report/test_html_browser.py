@@ -27,6 +27,8 @@ PLOTS = {
     "humaneval": ["status", "pass-ratio", "latency"],
     "nversion": ["status", "pass-ratio", "latency", "patterns"],
     "ranking": ["ranking", "status", "pass-ratio", "latency"],
+    "judged-models": ["ranking", "dimensions", "heatmap", "heatmap", "status", "pass-ratio",
+                      "judges", "latency"],
 }
 
 
@@ -219,4 +221,26 @@ def test_the_ranking_of_several_models_shows_best_first_with_its_plot(
     assert heights == sorted(heights) and len(set(heights)) == len(heights), \
         "the plot does not show the models best first, top down"
     section.screenshot(path=artifacts / "report-ranking.png")
+    assert report.errors == []
+
+
+def test_a_run_of_several_models_shows_each_models_score_first_and_its_tables_fit(
+    runs: dict[str, Run], open_report: Any, artifacts: Path
+) -> None:
+    run = runs["judged-models"]
+    by_model, report = run.document()["summary"]["by_model"], open_report(run.html)
+    page = report.page
+    rows = page.eval_on_selector_all(
+        "#model-scores tbody tr", "rows => rows.map(r => [r.cells[0].textContent, "
+        "r.cells[1].textContent, r.getBoundingClientRect().bottom])")
+    assert [row[:2] for row in rows] == [[model, f"{m['overall_score']:.1f}"]
+                                         for model, m in by_model.items()]
+    assert all(0 < row[2] < 900 for row in rows), "the models' scores are not on the first screen"
+    assert page.locator("#score").count() == 0
+    for section in ("#judges", "#usage", "#dimensions"):  # wide tables scroll inside the panel
+        spill = page.eval_on_selector(
+            section, "s => s.scrollWidth - s.clientWidth")
+        assert spill <= 0, f"{section} is {spill} px wider than its panel"
+    page.locator("#judges").screenshot(path=artifacts / "report-models-judges.png")
+    page.screenshot(path=artifacts / "report-models.png", full_page=True)
     assert report.errors == []
