@@ -23,6 +23,7 @@ from ._document import (
     ScoreInterval,
     Totals,
 )
+from ._markdown import detectable_sentence
 from ._run import item_counts
 
 CLIP = 20_000
@@ -112,17 +113,18 @@ def _model_rows(by_model: Mapping[str, ModelSummary]) -> list[dict[str, str]]:
 
 def _headline(summary: RunSummary) -> dict[str, Any]:
     ci = summary.ci95
+    detectable = detectable_sentence(summary)
     if summary.by_model is not None:
         found = next((m.ci95 for m in summary.by_model.values() if m.ci95), None)
         return {"score": None, "title": f"{len(summary.by_model)} models",
-                "meaning": _meaning(found)}
+                "meaning": _meaning(found), "detectable": detectable}
     if summary.overall_score is None:
         return {"score": None, "title": "n/a", "meaning": "no item was scored (infrastructure "
-                "errors, or every judge failed)"}
+                "errors, or every judge failed)", "detectable": detectable}
     return {"score": f"{summary.overall_score:.1f}", "title": f"{summary.overall_score:.1f}",
             "meaning": _meaning(ci),
             "ci": f"{ci.low:.1f}–{ci.high:.1f}" if ci else None,
-            "method": ci.method if ci else None}
+            "method": ci.method if ci else None, "detectable": detectable}
 
 
 def _meaning(ci: ScoreInterval | None) -> str:

@@ -181,14 +181,21 @@ def _statuses(counts: Mapping[Status, int]) -> str:
 
 
 def _detectable(summary: RunSummary) -> list[str]:
+    sentence = detectable_sentence(summary)
+    return [] if sentence is None else ["", sentence]
+
+
+def detectable_sentence(summary: RunSummary) -> str | None:
+    """The smallest difference the run could detect, as a sentence of the reports."""
     found = summary.detectable_difference
     if found is None:
-        return []
+        return None
     against = (f"a model of this run's spread on the same {found.requirements} requirements"
                if found.basis == "like-model" else f"another of this run's models, paired on "
                f"the {found.requirements} requirements they share")
-    return ["", (f"Detectable difference: {found.points:.1f} points against {against} (80% "
-                 "power, α 0.05); a smaller true difference is likely to go undetected.")]
+    return (f"Detectable difference: {found.points:.1f} points against {against} "
+            f"({found.power:.0%} power, α {found.alpha:g}); a smaller true difference is "
+            "likely to go undetected.")
 
 
 def _agreement_and_gates(summary: RunSummary) -> list[str]:

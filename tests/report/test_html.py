@@ -397,3 +397,13 @@ def test_each_models_sections_escape_model_names(runs: dict[str, Run]) -> None:
         assert any("r2r/degraded:0.5</" in label
                    for label in map(html.unescape, _plot_labels(text, plot))), plot
     assert "{{7*7}}&amp;amp;" in text
+
+
+def test_the_report_states_the_difference_the_run_could_detect(runs: dict[str, Run]) -> None:
+    for name in ("dynamic", "ranking"):
+        document = json.loads(runs[name].results.read_text())
+        found = document["summary"]["detectable_difference"]
+        assert found is not None, name
+        text = html.unescape(report_of(runs[name].results))
+        assert f"Detectable difference: {found['points']:.1f} points against" in text, name
+        assert ("paired on the" in text) == (found["basis"] != "like-model"), name
