@@ -16,7 +16,13 @@ from ..settings import Settings
 from ._controller import Controller, OutputPaths, store_path
 from ._evaluator import Evaluator
 from ._header import header_lines, nversion_repeat_warning
-from ._planning import check_models, plan_run, planned_run_tasks, preflight_models
+from ._planning import (
+    check_model_names,
+    check_models,
+    plan_run,
+    planned_run_tasks,
+    preflight_models,
+)
 from ._writable import check_outputs
 
 if TYPE_CHECKING:
@@ -78,6 +84,11 @@ class Run:
         """
         reset_breakers()  # a new run: no model of this process has failed in it yet
         draw = draw or new_draw()
+        # What the settings alone show wrong, before the suite is loaded (drawing the dynamic
+        # suite costs most of a usage error's time) and before a hub's nonce is taken.
+        check_model_names(settings)
+        if controller:
+            check_outputs(settings, OutputPaths(settings, settings.resume or draw.run_id))
         submission = None
         if submit_to is not None:  # the nonce, before the plan: the run's seed is drawn from it
             from ._submission import check_submittable, start_submission  # httpx: only to submit
@@ -98,7 +109,6 @@ class Run:
                             finished=planned.finished, kept=planned.kept)
         repeats = nversion_repeat_warning(evaluator)
         keeper.warnings += [repeats] if repeats else []
-        check_outputs(settings, keeper.paths)
         if preflight and settings.preflight:  # after the checks that cost nothing
             keeper.preflight = preflight_models(settings, planned.tasks.values(), task_ids)
         if submission is not None:

@@ -76,7 +76,7 @@ VARIANTS: dict[str, tuple[Patch, ...]] = {
         "        item.config.stash[FROZEN_AFTER_ITEM_KEY] = True"),),
     "routing by litellm": (Patch(
         f"{PACKAGE}/providers/_resolve.py",
-        "    elif surely_unroutable(spec.text, api_base):\n"
+        "    elif not spec.is_builtin and surely_unroutable(spec.text, api_base):\n"
         "        raise ProviderConfigError(unroutable_message(spec.text))\n", ""),),
 }
 
