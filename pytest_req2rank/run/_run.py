@@ -84,11 +84,9 @@ class Run:
         """
         reset_breakers()  # a new run: no model of this process has failed in it yet
         draw = draw or new_draw()
-        # What the settings alone show wrong, before the suite is loaded (drawing the dynamic
-        # suite costs most of a usage error's time) and before a hub's nonce is taken.
+        # Before the suite is loaded (drawing the dynamic suite is most of a usage error's
+        # time) and before a hub's nonce is taken: a name no provider answers to.
         check_model_names(settings)
-        if controller:
-            check_outputs(settings, OutputPaths(settings, settings.resume or draw.run_id))
         submission = None
         if submit_to is not None:  # the nonce, before the plan: the run's seed is drawn from it
             from ._submission import check_submittable, start_submission  # httpx: only to submit
@@ -109,6 +107,7 @@ class Run:
                             finished=planned.finished, kept=planned.kept)
         repeats = nversion_repeat_warning(evaluator)
         keeper.warnings += [repeats] if repeats else []
+        check_outputs(settings, keeper.paths)
         if preflight and settings.preflight:  # after the checks that cost nothing
             keeper.preflight = preflight_models(settings, planned.tasks.values(), task_ids)
         if submission is not None:
