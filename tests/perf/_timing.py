@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
+import sys
 import time
 from typing import Any
 
@@ -17,3 +19,9 @@ def run_timed(argv: list[str], **kwargs: Any) -> tuple[subprocess.CompletedProce
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return done, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def machine() -> str:
+    """The interpreter, the cores and the load now: what a figure printed below depends on."""
+    return (f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
+            f"{os.getloadavg()[0]:.1f}")

