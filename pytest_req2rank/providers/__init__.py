@@ -48,6 +48,7 @@ from ._reasoning import SplitAnswer, split_reasoning
 from ._reference import ReferenceProvider, answer_text
 from ._resolve import (
     check_model,
+    check_model_name,
     litellm_provider,
     load_offline,
     parameter_notes,
@@ -93,6 +94,7 @@ __all__ = [
     "calls_in_flight",
     "calls_refused",
     "check_model",
+    "check_model_name",
     "litellm_provider",
     "load_offline",
     "load_samples",

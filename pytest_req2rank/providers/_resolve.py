@@ -75,16 +75,24 @@ def check_model(model: ModelSpec | str, *, api_base: str | None = None,
     own files already show that it routes the model nowhere.
     """
     spec = model_spec(model)
+    check_model_name(spec, api_base=api_base)
     if spec.is_builtin:
         load_offline(spec, task_ids=task_ids)
         return
+    if spec.kind == "fake" and reasoning_effort is None:
+        return
+    LiteLLMProvider(spec.text, api_base=api_base, reasoning_effort=reasoning_effort).validate()
+
+
+def check_model_name(model: ModelSpec | str, *, api_base: str | None = None) -> None:
+    """The part of :func:`check_model` that reads no task, no samples file and no litellm:
+    a ``fake/`` model must be in the fake script, and a remote model's name must not be
+    one LiteLLM's own files show it routes nowhere. Raises a ConfigurationError."""
+    spec = model_spec(model)
     if spec.kind == "fake":
         check_scripted(spec.fake_name)
-        if reasoning_effort is None:
-            return
-    elif surely_unroutable(spec.text, api_base):
+    elif not spec.is_builtin and surely_unroutable(spec.text, api_base):
         raise ProviderConfigError(unroutable_message(spec.text))
-    LiteLLMProvider(spec.text, api_base=api_base, reasoning_effort=reasoning_effort).validate()
 
 
 def parameter_notes(model: ModelSpec | str, *, budgets: Iterable[int], temperature: float,

@@ -27,6 +27,7 @@ from ..providers import (
     PreflightReport,
     SamplesProvider,
     check_model,
+    check_model_name,
 )
 from ..settings import BaselinePlan, Settings, SettingsError, plan_like_baseline
 from ..suites import DynamicOptions, SuiteError, TemplateLibraryError, load_suite
@@ -331,6 +332,17 @@ def calls_remote_models(settings: Settings) -> bool:
         except ValueError:  # checked on the controller already; served by LiteLLM if at all
             return True
     return False
+
+
+def check_model_names(settings: Settings) -> None:
+    """Refuse, before the suite is loaded or drawn, a model name no run can use: a ``fake/``
+    model missing from the fake script, a name LiteLLM's own files show it routes nowhere
+    (:func:`check_models` checks the rest once the run is planned)."""
+    for option, model, api_base, _ in _models_of_run(settings, []):
+        try:
+            check_model_name(model, api_base=api_base)
+        except ConfigurationError as exc:
+            raise SettingsError(f"{option}: {exc}") from None
 
 
 def check_models(settings: Settings, task_ids: list[str]) -> None:

@@ -19,6 +19,7 @@ from ._evaluator import Evaluator, lost_item
 from ._header import header_lines, nversion_repeat_warning
 from ._planning import (
     calls_remote_models,
+    check_model_names,
     check_models,
     plan_run,
     planned_run_tasks,
@@ -89,6 +90,13 @@ class Run:
         """
         reset_breakers()  # a new run: no model of this process has failed in it yet
         draw = draw or new_draw()
+        # Before the suite is loaded (drawing the dynamic suite is most of a usage error's
+        # time) and before a hub's nonce is taken: a name no provider answers to, an output
+        # that cannot be written (the outputs whose check creates no directory).
+        check_model_names(settings)
+        if controller:
+            check_outputs(settings, OutputPaths(settings, settings.resume or draw.run_id),
+                          creating=False)
         submission = None
         if submit_to is not None:  # the nonce, before the plan: the run's seed is drawn from it
             from ._submission import check_submittable, start_submission  # httpx: only to submit

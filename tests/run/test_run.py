@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -188,3 +189,40 @@ def test_a_process_evaluating_offline_models_loads_no_model_machinery(tmp_path: 
     heavy = {"asyncio", "litellm", "sqlite_utils", "pytest_req2rank.judging",
              "pytest_req2rank.generation", "pytest_req2rank.nversion"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ("model=ModelSpec.parse('nosuch/x')", "--r2r-model: LiteLLM cannot route model 'nosuch/x'"),
+    ("judges=('nosuch/y',)", "--r2r-judges: LiteLLM cannot route model 'nosuch/y'"),
+    ("model=ModelSpec.parse('fake/coder')", "--r2r-model: no fake script: set R2R_FAKE_SCRIPT"),
+    ("json=blocked / 'results.json'", "--r2r-json: {blocked} cannot be created: "),
+    ("db=blocked / 'sub' / 'req2rank.db'", "--r2r-db: {blocked}/sub/req2rank.db: its directory "),
+])
+def test_what_the_settings_show_wrong_is_refused_before_the_suite_is_drawn(
+        tmp_path: Path, settings: str, message: str) -> None:
+    """Drawing the dynamic suite (the generator, numpy, the template library) is most of a
+    usage error's time: a wrong model name is refused before it, an unroutable one without
+    importing LiteLLM, and so is an output under a file."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory\n")
+    message = message.format(blocked=blocked)
+    probe = (
+        "import sys\nfrom pathlib import Path\n"
+        "from pytest_req2rank.models import ModelSpec\n"
+        "from pytest_req2rank.run import Run\n"
+        "from pytest_req2rank.settings import Settings, SettingsError\n"
+        f"blocked = Path({str(blocked)!r})\n"
+        "try:\n"
+        f"    Run.open(Settings(dir=Path({str(tmp_path / 'out')!r}), {settings}))\n"
+        "except SettingsError as exc:\n"
+        "    print(exc)\n"
+        "print(' '.join(sorted(m for m in ('pytest_req2rank.generation', 'litellm', 'numpy')"
+        " if m in sys.modules)))\n"
+    )
+    no_run_settings = {k: v for k, v in os.environ.items() if not k.startswith("R2R_")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, env=no_run_settings)
+    refusal, loaded = done.stdout.splitlines()
+    assert refusal.startswith(message), done.stdout
+    assert loaded == "", done.stdout
+    assert not (tmp_path / "out").exists(), "an output directory was made before the refusal"
