@@ -22,11 +22,16 @@ from ._approach import (
 from ._case import Judge, JudgeCase, guidance_text, weighted_overall
 from ._evidence import execution_ratio
 from ._family import family, same_family
-from ._item import judge_result
 from ._llm import LLMJudge, judge_request_schema
-from ._panel import PanelConfig, aggregate_verdicts, blend, judge_item
+from ._panel import (
+    PanelConfig,
+    aggregate_verdicts,
+    blend,
+    build_judges,
+    judge_item,
+    judge_result,
+)
 from ._prompt import JUDGE_PROMPT_VERSION, judge_messages
-from ._roster import build_judges
 from ._static import StaticJudge
 
 __all__ = [

@@ -10,8 +10,6 @@ from ._dimensions import (
     parse_weights,
     validated_judge_scores,
 )
-from ._final_status import final_status
-from ._isolation import WEAK_ISOLATION, IsolationLevel
 from ._item_id import NVERSION_DATASET, ItemId, ItemIdError, safe_name
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
@@ -25,7 +23,6 @@ from ._nversion import (
     TransitionRecord,
     VersionLineage,
 )
-from ._pass_ratio import PRIORITY_WEIGHTS, pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
     Guidance,
@@ -33,7 +30,15 @@ from ._requirement import (
     ProjectRequirement,
     RequirementMetadata,
 )
-from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
+from ._results import (
+    PRIORITY_WEIGHTS,
+    ExecutionResult,
+    ItemResult,
+    TestOutcome,
+    Timings,
+    pass_ratio_by_priority,
+    weighted_pass_ratio,
+)
 from ._specs import (
     BUILTIN_PREFIX,
     DEFAULT_CONCURRENCY,
@@ -44,6 +49,8 @@ from ._specs import (
     SAMPLES_PREFIX,
     STATIC_JUDGE,
     SUITE_NAMES,
+    WEAK_ISOLATION,
+    IsolationLevel,
     ModelSpec,
     ProcessMode,
     ReasoningEffort,
@@ -52,7 +59,7 @@ from ._specs import (
     dataset_name,
     parse_judges,
 )
-from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
+from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus, final_status
 from ._task import IOCase, Priority, Probe, Task
 from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, scenario_ids
 from ._usage import Usage

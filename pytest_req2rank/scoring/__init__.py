@@ -2,11 +2,11 @@
 
 from ._agreement import dimension_alphas, krippendorff_alpha_interval
 from ._baseline import PairedDiff, Regression, paired_bootstrap_diff, regressions
-from ._bootstrap import Interval, bootstrap_ci
 from ._gates import EXIT_GATE_FAILED, regression_gate, score_gate
-from ._intervals import wilson_interval
+from ._intervals import Interval, bootstrap_ci, wilson_interval
 from ._metrics import (
     ERROR_DISTRIBUTION_STATUSES,
+    PASS_AT_K,
     accepted_at_1,
     api_error_rate,
     avg_total_gen_tokens,
@@ -18,6 +18,7 @@ from ._metrics import (
     p50_total_judge_time,
     p95_total_judge_time,
     p99_total_judge_time,
+    pass_at_k,
     pass_ratio_mean,
     pass_ratio_p50,
     pass_ratio_p90,
@@ -38,7 +39,6 @@ from ._panel import (
     round_half_up,
     score_panel,
 )
-from ._pass_at_k import PASS_AT_K, pass_at_k
 from ._phase0 import (
     ProblemOutcome,
     group_by_dataset,
