@@ -10,14 +10,13 @@ from ._dimensions import (
     parse_weights,
     validated_judge_scores,
 )
-from ._item_id import NVERSION_DATASET, ItemId, ItemIdError, safe_name
+from ._item_id import NVERSION_DATASET, ItemId, ItemIdError
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
 from ._nversion import (
     GenerationConfig,
     GenerationRecord,
     MBCSResult,
-    MeasureStatus,
     NVersionRecord,
     SDPResult,
     TransitionRecord,
@@ -42,7 +41,6 @@ from ._results import (
 from ._specs import (
     BUILTIN_PREFIX,
     DEFAULT_CONCURRENCY,
-    DEGRADED_PREFIX,
     FAKE_PREFIX,
     REASONING_EFFORTS,
     REFERENCE_MODEL,
@@ -70,7 +68,6 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_EXECUTION_WEIGHT",
     "DEFAULT_WEIGHTS",
-    "DEGRADED_PREFIX",
     "DIMENSIONS",
     "DOMAINS",
     "FAKE_PREFIX",
@@ -102,7 +99,6 @@ __all__ = [
     "ItemResult",
     "JudgeVerdict",
     "MBCSResult",
-    "MeasureStatus",
     "ModelSpec",
     "NVersionRecord",
     "PanelResult",
@@ -130,7 +126,6 @@ __all__ = [
     "parse_judges",
     "parse_weights",
     "pass_ratio_by_priority",
-    "safe_name",
     "scenario_ids",
     "validated_judge_scores",
     "weighted_pass_ratio",

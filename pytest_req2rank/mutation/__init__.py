@@ -5,12 +5,11 @@ reference) and by N-version fault injection.
 """
 
 from ._engine import Mutant, mutants, mutate_files
-from ._operators import OPERATORS, register_operator
+from ._operators import OPERATORS
 
 __all__ = [
     "OPERATORS",
     "Mutant",
     "mutants",
     "mutate_files",
-    "register_operator",
 ]

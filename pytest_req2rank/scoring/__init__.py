@@ -1,7 +1,7 @@
 """Scoring: Phase-0 metrics and aggregation, as plain functions over plain data (no pytest)."""
 
 from ._agreement import dimension_alphas, krippendorff_alpha_interval
-from ._baseline import PairedDiff, Regression, paired_bootstrap_diff, regressions
+from ._baseline import paired_bootstrap_diff
 from ._gates import EXIT_GATE_FAILED, regression_gate, score_gate
 from ._intervals import Interval, bootstrap_ci, wilson_interval
 from ._metrics import (
@@ -13,7 +13,6 @@ from ._metrics import (
     avg_total_judge_time,
     cost_per_solved_judge_time,
     cost_per_solved_tokens,
-    error_distribution,
     exec_success_rate,
     p50_total_judge_time,
     p95_total_judge_time,
@@ -34,7 +33,6 @@ from ._metrics import (
 from ._panel import (
     MODERATE_AGREEMENT_MAX_SIGMA,
     Agreement,
-    PanelScore,
     agreement_band,
     round_half_up,
     score_panel,
@@ -62,12 +60,9 @@ __all__ = [
     "PASS_AT_K",
     "Agreement",
     "Interval",
-    "PairedDiff",
-    "PanelScore",
     "ProblemOutcome",
     "RankedModel",
     "Ranking",
-    "Regression",
     "accepted_at_1",
     "agreement_band",
     "api_error_rate",
@@ -78,7 +73,6 @@ __all__ = [
     "cost_per_solved_tokens",
     "detectable_difference",
     "dimension_alphas",
-    "error_distribution",
     "exec_success_rate",
     "group_by_dataset",
     "json_safe",
@@ -98,7 +92,6 @@ __all__ = [
     "phase0_warnings",
     "rank_models",
     "regression_gate",
-    "regressions",
     "round_half_up",
     "rounds_needed",
     "runtime_error_rate",

@@ -10,14 +10,11 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from pytest_req2rank.nversion import (
-    STRUCTURAL,
+from pytest_req2rank.nversion import STRUCTURAL, ls, mbcs, sdp
+from pytest_req2rank.nversion._diversity import (
     PairVerdict,
     PairwiseSimilarity,
     levenshtein_similarity,
-    ls,
-    mbcs,
-    sdp,
     structural_similarity,
 )
 
