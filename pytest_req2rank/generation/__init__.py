@@ -6,11 +6,11 @@ from ._constraints import CATALOGUE
 from ._draw import plan_rounds
 from ._instantiate import assignments, instantiate
 from ._loader import TemplateError, bundled_library, load_templates
-from ._models import Template
 from ._mutations import build_requirement
 from ._pipeline import elaborate
 from ._quality import MIN_MUTATION_SCORE, InfrastructureError, mutation_score, sandbox_grader
 from ._spec import RequirementSpec
+from ._template import Template
 
 __all__ = [
     "CATALOGUE",
