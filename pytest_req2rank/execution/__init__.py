@@ -1,6 +1,6 @@
 """Prompting the target model, extracting its code, grading it."""
 
-from ._answers import CallAnswer, RecordedInput, call_answers, recorded_inputs
+from ._answers import call_answers, recorded_inputs
 from ._compare import values_match
 from ._execute import SandboxFailed
 from ._extract import extract_code
@@ -12,8 +12,6 @@ from ._requirement import run_requirement
 from ._sanitize import defines
 
 __all__ = [
-    "CallAnswer",
-    "RecordedInput",
     "ReferenceCache",
     "RunOptions",
     "SandboxFailed",

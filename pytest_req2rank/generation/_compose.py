@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ..models import Complexity, Guidance, Interface, ProjectRequirement
 from ._instantiate import assignments
-from ._models import Template
+from ._template import Template
 from ._templating import render_code
 
 COMPOSABLE: frozenset[str] = frozenset({"C1", "C2"})

@@ -20,9 +20,9 @@ from ._compose import clash, composed_complexity
 from ._constraints import CATALOGUE
 from ._domains import preferred_values, scenarios_of
 from ._instantiate import Assignment, assignments
-from ._models import Template
 from ._mutations import base_requirement
 from ._spec import MutationKind, RequirementSpec, item_id
+from ._template import Template
 
 COMPOSITION_SHARE = 0.3
 """Chance that a matrix cell reachable both ways is served by a composition."""

@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping
 
 from ..models import FunctionalRequirement, Probe, ProjectRequirement, RequirementMetadata
-from ._models import Template
+from ._template import Template
 from ._templating import SlotValue, evaluate_expect, render_code, render_expect, render_prose
 
 Assignment = dict[str, SlotValue]

@@ -13,8 +13,8 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..models import FunctionalRequirement, Guidance, Interface
 from ._checks import semantic_errors
-from ._models import ProbeSpec, SlotSpec, Template
 from ._schema import schema_errors
+from ._template import ProbeSpec, SlotSpec, Template
 
 TEMPLATE_SUFFIX = ".toml"
 BUNDLED_LIBRARY = "templates"

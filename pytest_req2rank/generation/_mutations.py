@@ -17,8 +17,8 @@ from ._compose import compose
 from ._constraints import CATALOGUE
 from ._domains import setting_text
 from ._instantiate import instantiate
-from ._models import Template
 from ._spec import RequirementSpec
+from ._template import Template
 
 JUDGE_ONLY_PREFIX = "Judge-only constraint (no hidden test checks it): "
 

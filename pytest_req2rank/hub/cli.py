@@ -96,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "backup":
         return _backup(config, args.destination)
+    # SQLAlchemy is imported once the arguments are read: a usage error loads none of it
     from sqlalchemy.exc import SQLAlchemyError
 
     from ._database import migrate
@@ -127,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _serve(config: HubConfig, host: str, port: int) -> int:
     """Serve until stopped; what keeps the hub from starting (its signing key, its address)
     is one line on stderr and exit status 1."""
+    # imported by the command that uses it: the other commands load none of it
     import socket
 
     import uvicorn
@@ -178,6 +180,7 @@ def _serve(config: HubConfig, host: str, port: int) -> int:
 
 
 def _backup(config: HubConfig, destination: Path) -> int:
+    # imported by the command that uses it: the other commands load none of it
     from ._backup import BackupError, back_up
 
     try:
@@ -201,6 +204,7 @@ def _backup(config: HubConfig, destination: Path) -> int:
 
 
 def _valid_url(url: str) -> bool:
+    # imported after the hub extra is found installed (main says what is missing)
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -212,6 +216,7 @@ def _valid_url(url: str) -> bool:
 
 
 def _create_token(config: HubConfig, user: str, admin: bool, github_id: int | None) -> int:
+    # imported by the command that uses it: the other commands load none of it
     from ._accounts import create_token
     from ._database import make_engine, migrate, session_factory
     from ._errors import Refused
@@ -231,6 +236,7 @@ def _create_token(config: HubConfig, user: str, admin: bool, github_id: int | No
 
 
 def _revoke_tokens(config: HubConfig, name: str) -> int:
+    # imported by the command that uses it: the other commands load none of it
     from sqlalchemy import select
 
     from ._accounts import revoke_tokens
@@ -253,6 +259,7 @@ def _revoke_tokens(config: HubConfig, name: str) -> int:
 
 
 def _prune(config: HubConfig) -> int:
+    # imported by the command that uses it: the other commands load none of it
     from ._database import make_engine, migrate, session_factory
     from ._pruning import prune
 
@@ -271,6 +278,7 @@ def _prune(config: HubConfig) -> int:
 
 def _reverify(config: HubConfig, submission_ids: list[int], pending: bool,
               sample: int | None) -> int:
+    # imported by the command that uses it: the other commands load none of it
     from ._database import make_engine, migrate, session_factory
     from ._errors import Refused
     from ._reverify import pending_reverification, reverify_submission
@@ -312,6 +320,7 @@ def _address(host: str, port: int) -> str:
 
 def _log_to_stderr() -> None:
     """The hub's own messages (re-verification outcomes) beside Uvicorn's."""
+    # only the served hub logs
     import logging
 
     handler = logging.StreamHandler()
@@ -323,6 +332,7 @@ def _log_to_stderr() -> None:
 
 def _shown(url: str) -> str:
     """``url`` without its password."""
+    # imported after the hub extra is found installed (main says what is missing)
     from sqlalchemy.engine import make_url
 
     return make_url(url).render_as_string(hide_password=True)

@@ -1,4 +1,5 @@
-"""One item judged by the panel: judges run concurrently, verdicts aggregated, execution blended in.
+"""The panel: its judges made from their model strings, and one item judged by it (judges run
+concurrently, verdicts aggregated, execution blended in, the result scored).
 
 Agreement, σ, trimming and warnings come from the judges' own scores
 (:func:`pytest_req2rank.scoring.score_panel`). Then functionality and logic
@@ -11,18 +12,50 @@ from these blended scores, trimmed exactly as the judges' panel was.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..models import JudgeVerdict, PanelResult, dimension_weights
+from ..models import (
+    INFRA_STATUSES,
+    STATIC_JUDGE,
+    ItemResult,
+    JudgeVerdict,
+    PanelResult,
+    ProjectRequirement,
+    dimension_weights,
+)
+from ..providers import Provider, resolve_provider
 from ..scoring import round_half_up, score_panel
 from ._case import Judge, JudgeCase, weighted_overall
 from ._family import same_family
+from ._llm import LLMJudge
+from ._static import StaticJudge
 
 EXECUTION_DIMENSIONS = ("functionality", "logic")
 """The dimensions anchored in the hidden tests' pass ratio."""
 SIGMA_DIGITS = 2
+
+
+def build_judges(
+    models: Sequence[str],
+    *,
+    provider: Callable[[str], Provider] = resolve_provider,
+    seed: int | None = None,
+    timeout_s: float = 120.0,
+    max_tokens: int = 2048,
+    weights: Mapping[str, float] | None = None,
+) -> list[Judge]:
+    """One judge per model string: :class:`StaticJudge` for ``r2r/static``, else an
+    :class:`LLMJudge` over ``provider(model)`` (e.g. a factory that adds the response cache)."""
+    return [
+        StaticJudge()
+        if model == STATIC_JUDGE
+        else LLMJudge(
+            provider(model), seed=seed, timeout_s=timeout_s, max_tokens=max_tokens, weights=weights
+        )
+        for model in models
+    ]
 
 
 @dataclass(frozen=True)
@@ -141,3 +174,22 @@ def _finished(
     """``verdict`` flagged, with its overall score under the panel's ``weights``."""
     overall = None if verdict.scores is None else weighted_overall(verdict.scores, weights)
     return verdict.model_copy(update={"self_judging": self_judging, "overall": overall})
+
+
+def judge_result(
+    item: ItemResult,
+    judges: Sequence[Judge],
+    config: PanelConfig,
+    requirement: ProjectRequirement | None = None,
+) -> ItemResult:
+    """``item`` with every judge's verdict, the panel's result and the panel's score.
+
+    Items the panel cannot judge are returned unchanged: an infrastructure
+    failure stays unscored, and an answer without code, or cut by the token limit before
+    its code was complete (``truncated``), keeps its score (0). When every judge fails the item is ``judge_failed``: its score is
+    ``None`` and it is left out of the run's score.
+    """
+    if not judges or item.status in (*INFRA_STATUSES, "truncated") or not item.code:
+        return item
+    verdicts, panel = judge_item(JudgeCase.from_item(item, requirement), judges, config)
+    return item.model_copy(update={"judges": verdicts, "panel": panel, "score": panel.overall})

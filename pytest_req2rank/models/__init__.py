@@ -10,22 +10,18 @@ from ._dimensions import (
     parse_weights,
     validated_judge_scores,
 )
-from ._final_status import final_status
-from ._isolation import WEAK_ISOLATION, IsolationLevel
-from ._item_id import NVERSION_DATASET, ItemId, ItemIdError, safe_name
+from ._item_id import NVERSION_DATASET, ItemId, ItemIdError
 from ._json_path import field_path
 from ._judging import JudgeVerdict, PanelResult
 from ._nversion import (
     GenerationConfig,
     GenerationRecord,
     MBCSResult,
-    MeasureStatus,
     NVersionRecord,
     SDPResult,
     TransitionRecord,
     VersionLineage,
 )
-from ._pass_ratio import PRIORITY_WEIGHTS, pass_ratio_by_priority, weighted_pass_ratio
 from ._requirement import (
     FunctionalRequirement,
     Guidance,
@@ -33,17 +29,26 @@ from ._requirement import (
     ProjectRequirement,
     RequirementMetadata,
 )
-from ._results import ExecutionResult, ItemResult, TestOutcome, Timings
+from ._results import (
+    PRIORITY_WEIGHTS,
+    ExecutionResult,
+    ItemResult,
+    TestOutcome,
+    Timings,
+    pass_ratio_by_priority,
+    weighted_pass_ratio,
+)
 from ._specs import (
     BUILTIN_PREFIX,
     DEFAULT_CONCURRENCY,
-    DEGRADED_PREFIX,
     FAKE_PREFIX,
     REASONING_EFFORTS,
     REFERENCE_MODEL,
     SAMPLES_PREFIX,
     STATIC_JUDGE,
     SUITE_NAMES,
+    WEAK_ISOLATION,
+    IsolationLevel,
     ModelSpec,
     ProcessMode,
     ReasoningEffort,
@@ -52,7 +57,7 @@ from ._specs import (
     dataset_name,
     parse_judges,
 )
-from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus
+from ._status import INFRA_STATUSES, MODEL_STATUSES, STATUSES, Status, TestStatus, final_status
 from ._task import IOCase, Priority, Probe, Task
 from ._taxonomy import COMPLEXITIES, DOMAINS, SKILLS, Complexity, scenario_ids
 from ._usage import Usage
@@ -63,7 +68,6 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_EXECUTION_WEIGHT",
     "DEFAULT_WEIGHTS",
-    "DEGRADED_PREFIX",
     "DIMENSIONS",
     "DOMAINS",
     "FAKE_PREFIX",
@@ -95,7 +99,6 @@ __all__ = [
     "ItemResult",
     "JudgeVerdict",
     "MBCSResult",
-    "MeasureStatus",
     "ModelSpec",
     "NVersionRecord",
     "PanelResult",
@@ -123,7 +126,6 @@ __all__ = [
     "parse_judges",
     "parse_weights",
     "pass_ratio_by_priority",
-    "safe_name",
     "scenario_ids",
     "validated_judge_scores",
     "weighted_pass_ratio",

@@ -1,4 +1,5 @@
-"""The three option values with a grammar: a model, a suite and a sandbox, each parsed once.
+"""The three option values with a grammar: a model, a suite and a sandbox, each parsed once;
+and the isolation level a sandbox gives.
 
 ``ModelSpec``, ``SuiteSpec`` and ``SandboxSpec`` are built from their option text by
 ``parse`` (``ValueError`` with what is allowed when the text is wrong) and written back as
@@ -198,6 +199,14 @@ class SandboxSpec(_Spec):
         """The ``process`` backend's mode (``auto`` when none is named)."""
         return next(m for m in PROCESS_MODES if m == (self.option or "auto"))
 
+
+IsolationLevel = Literal["full", "remote", "namespaces", "rlimits"]
+"""``full``: filesystem, network and pid isolation on this host (bubblewrap, Docker);
+``remote``: the code runs on a separate service (SandboxFusion); ``namespaces``: network and
+pid namespaces but the host's filesystem in view; ``rlimits``: resource limits only."""
+
+WEAK_ISOLATION: frozenset[IsolationLevel] = frozenset({"namespaces", "rlimits"})
+"""Levels a run gets only when asked for by name; results made under them are flagged."""
 
 JUDGES_EXAMPLE = f"{STATIC_JUDGE},openai/gpt-4o,anthropic/claude-sonnet-4-5"
 

@@ -4,14 +4,12 @@ Used to prove a template's hidden tests strong (they must kill the mutants of it
 reference) and by N-version fault injection.
 """
 
-from ._engine import mutants, mutate_files
-from ._mutant import Mutant
-from ._operators import OPERATORS, register_operator
+from ._engine import Mutant, mutants, mutate_files
+from ._operators import OPERATORS
 
 __all__ = [
     "OPERATORS",
     "Mutant",
     "mutants",
     "mutate_files",
-    "register_operator",
 ]

@@ -1,4 +1,5 @@
-"""Enumerating first-order mutants of Python source.
+"""Enumerating first-order mutants of Python source: each a :class:`Mutant`, one small change
+to one file.
 
 Mutants are produced in source order, one operator application each. Mutants
 that do not compile, or whose text equals the original or an earlier mutant,
@@ -15,13 +16,32 @@ import copy
 import random
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ._mutant import Mutant
 from ._operators import OPERATORS
 
 _Path = tuple[tuple[str, int | None], ...]
 _SKIPPED_FIELDS = {"annotation", "returns", "type_comment", "type_params"}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutation of a source. ``path`` is set when it came from a multi-file solution."""
+
+    id: str
+    kind: str
+    line: int
+    col: int
+    description: str
+    source: str
+    path: str | None = None
+
+    def apply(self, files: Mapping[str, str]) -> dict[str, str]:
+        """The files of a solution with this mutant's file replaced."""
+        if self.path is None or self.path not in files:
+            raise KeyError(f"mutant {self.id} belongs to no file of this solution")
+        return {**files, self.path: self.source}
 
 
 def mutants(

@@ -4,34 +4,13 @@ and test-driven repair); faults injected (mutants, common-mode failures), votes 
 and the ensemble's metrics (FR, MCR, CCR, TPR, AFVR) and diversity."""
 
 from ._answers import AnswerError
-from ._collection import Graded, collect
-from ._common_mode import CommonModeFailure, NotApplicable, for_family, load_common_modes
-from ._diversity import (
-    STRUCTURAL,
-    PairVerdict,
-    PairwiseSimilarity,
-    levenshtein_similarity,
-    ls,
-    mbcs,
-    sdp,
-    structural_similarity,
-)
+from ._collection import collect
+from ._common_mode import NotApplicable, load_common_modes
+from ._diversity import STRUCTURAL, ls, mbcs, sdp
 from ._experiment import PatternRun, TaskExperiment, aggregate, run_experiment
-from ._faults import (
-    ALGORITHM_LEVEL,
-    CODE_LEVEL,
-    MAX_MUTANT_TRIES,
-    FailureInjector,
-    MutantSearch,
-    Pattern,
-    fault_count,
-    inject_code_level,
-    inject_common_mode,
-    picked_versions,
-)
-from ._fsm import RetryBoundReached, State, StateMachine
-from ._generated import version_result
-from ._irqn import Candidate, decide, irqn, structural_pair
+from ._faults import MAX_MUTANT_TRIES, Pattern
+from ._fsm import State
+from ._irqn import decide, irqn
 from ._items import (
     FAMILY_PATTERNS,
     LibraryProvider,
@@ -41,125 +20,43 @@ from ._items import (
     patterns_of,
     repeated_tasks,
 )
-from ._knowledge import (
-    GENERAL,
-    KNOWLEDGE_VERSION,
-    KnowledgeError,
-    bundled_knowledge,
-    load_knowledge,
-)
-from ._library import (
-    FAMILIES,
-    LIBRARY_VERSION,
-    REQUIREMENT_PREFIX,
-    LibraryError,
-    LibraryTask,
-    check_library_file,
-    load_library,
-    normalised_ast,
-    normalised_ast_similarity,
-    requirement_tasks,
-)
-from ._metrics import (
-    TaskOutcome,
-    added_failure_rate,
-    complete_consensus_rate,
-    failure_rate,
-    majority_consensus_rate,
-    mean_test_pass_rate,
-    pattern_metrics,
-)
-from ._outputs import Output, same_output, task_inputs, version_outputs
-from ._pipeline import Generation, GenerationPipeline
-from ._semantic import (
-    MBCS_NOT_MEASURED,
-    SDP_NOT_MEASURED,
-    SemanticMeasures,
-    embedding_similarity,
-    measure_mbcs,
-    measure_sdp,
-)
-from ._voting import vote, vote_task
+from ._library import FAMILIES, load_library, normalised_ast_similarity, requirement_tasks
+from ._outputs import Output
+from ._pipeline import Generation
+from ._semantic import SemanticMeasures
+from ._voting import vote
 
 __all__ = [
-    "ALGORITHM_LEVEL",
-    "CODE_LEVEL",
     "FAMILIES",
     "FAMILY_PATTERNS",
-    "GENERAL",
-    "KNOWLEDGE_VERSION",
-    "LIBRARY_VERSION",
     "MAX_MUTANT_TRIES",
-    "MBCS_NOT_MEASURED",
-    "REQUIREMENT_PREFIX",
-    "SDP_NOT_MEASURED",
     "STRUCTURAL",
     "AnswerError",
-    "Candidate",
-    "CommonModeFailure",
-    "FailureInjector",
     "Generation",
-    "GenerationPipeline",
-    "Graded",
-    "KnowledgeError",
-    "LibraryError",
     "LibraryProvider",
-    "LibraryTask",
-    "MutantSearch",
     "NVersionEvaluator",
     "NotApplicable",
     "Output",
-    "PairVerdict",
-    "PairwiseSimilarity",
     "Pattern",
     "PatternRun",
-    "RetryBoundReached",
     "SemanticMeasures",
     "State",
-    "StateMachine",
     "TaskExperiment",
-    "TaskOutcome",
-    "added_failure_rate",
     "aggregate",
-    "bundled_knowledge",
-    "check_library_file",
     "collect",
-    "complete_consensus_rate",
     "decide",
-    "embedding_similarity",
-    "failure_rate",
-    "fault_count",
-    "for_family",
-    "inject_code_level",
-    "inject_common_mode",
     "irqn",
-    "levenshtein_similarity",
     "library_tasks",
     "load_common_modes",
-    "load_knowledge",
     "load_library",
     "ls",
-    "majority_consensus_rate",
     "mbcs",
-    "mean_test_pass_rate",
-    "measure_mbcs",
-    "measure_sdp",
-    "normalised_ast",
     "normalised_ast_similarity",
     "nversion_tasks",
-    "pattern_metrics",
     "patterns_of",
-    "picked_versions",
     "repeated_tasks",
     "requirement_tasks",
     "run_experiment",
-    "same_output",
     "sdp",
-    "structural_pair",
-    "structural_similarity",
-    "task_inputs",
-    "version_outputs",
-    "version_result",
     "vote",
-    "vote_task",
 ]

@@ -1,10 +1,11 @@
 """Planning a run: run id, seed and the frozen item list."""
 
-from ._declared import DECLARED_SETTINGS, declared_settings
 from ._plan import (
+    DECLARED_SETTINGS,
     RunPlan,
     SampleCounts,
     build_plan,
+    declared_settings,
     planned_tasks,
     select_tasks,
 )

@@ -1,23 +1,23 @@
 """Scoring: Phase-0 metrics and aggregation, as plain functions over plain data (no pytest)."""
 
 from ._agreement import dimension_alphas, krippendorff_alpha_interval
-from ._baseline import PairedDiff, Regression, paired_bootstrap_diff, regressions
-from ._bootstrap import Interval, bootstrap_ci
+from ._baseline import paired_bootstrap_diff
 from ._gates import EXIT_GATE_FAILED, regression_gate, score_gate
-from ._intervals import wilson_interval
+from ._intervals import Interval, bootstrap_ci, wilson_interval
 from ._metrics import (
     ERROR_DISTRIBUTION_STATUSES,
+    PASS_AT_K,
     accepted_at_1,
     api_error_rate,
     avg_total_gen_tokens,
     avg_total_judge_time,
     cost_per_solved_judge_time,
     cost_per_solved_tokens,
-    error_distribution,
     exec_success_rate,
     p50_total_judge_time,
     p95_total_judge_time,
     p99_total_judge_time,
+    pass_at_k,
     pass_ratio_mean,
     pass_ratio_p50,
     pass_ratio_p90,
@@ -33,12 +33,10 @@ from ._metrics import (
 from ._panel import (
     MODERATE_AGREEMENT_MAX_SIGMA,
     Agreement,
-    PanelScore,
     agreement_band,
     round_half_up,
     score_panel,
 )
-from ._pass_at_k import PASS_AT_K, pass_at_k
 from ._phase0 import (
     ProblemOutcome,
     group_by_dataset,
@@ -62,12 +60,9 @@ __all__ = [
     "PASS_AT_K",
     "Agreement",
     "Interval",
-    "PairedDiff",
-    "PanelScore",
     "ProblemOutcome",
     "RankedModel",
     "Ranking",
-    "Regression",
     "accepted_at_1",
     "agreement_band",
     "api_error_rate",
@@ -78,7 +73,6 @@ __all__ = [
     "cost_per_solved_tokens",
     "detectable_difference",
     "dimension_alphas",
-    "error_distribution",
     "exec_success_rate",
     "group_by_dataset",
     "json_safe",
@@ -98,7 +92,6 @@ __all__ = [
     "phase0_warnings",
     "rank_models",
     "regression_gate",
-    "regressions",
     "round_half_up",
     "rounds_needed",
     "runtime_error_rate",

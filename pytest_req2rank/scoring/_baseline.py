@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._bootstrap import check_bootstrap_parameters, cluster_bootstrap, finite_number
+from ._intervals import check_bootstrap_parameters, cluster_bootstrap, finite_number
 
 
 class PairedDiff(NamedTuple):

@@ -22,7 +22,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ._bootstrap import finite_number
+from ._intervals import finite_number
 
 ALPHA = 0.05
 POWER = 0.8

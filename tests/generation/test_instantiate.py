@@ -6,14 +6,15 @@ import re
 
 import pytest
 
-from pytest_req2rank.generation import (
+from pytest_req2rank.generation import assignments, instantiate
+from pytest_req2rank.generation._instantiate import assignment_count
+from pytest_req2rank.generation._loader import load_template
+from pytest_req2rank.generation._templating import (
     ExpressionError,
-    assignment_count,
-    assignments,
-    instantiate,
-    load_template,
+    evaluate_expect,
+    render_code,
+    render_prose,
 )
-from pytest_req2rank.generation._templating import evaluate_expect, render_code, render_prose
 
 
 @pytest.fixture

@@ -7,12 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.generation import (
-    TemplateError,
-    check_template_file,
-    load_template,
-    load_templates,
-)
+from pytest_req2rank.generation import TemplateError, load_templates
+from pytest_req2rank.generation._loader import check_template_file, load_template
 
 
 def test_valid_template_loads(write_template) -> None:

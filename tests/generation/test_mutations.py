@@ -8,19 +8,17 @@ import pytest
 
 from pytest_req2rank.generation import (
     CATALOGUE,
-    ProbeGrader,
     RequirementSpec,
     build_requirement,
     clash,
-    compose,
     instantiate,
     load_templates,
     plan_rounds,
-    reference_failures,
     sandbox_grader,
-    stack_constraints,
 )
-from pytest_req2rank.generation._mutations import JUDGE_ONLY_PREFIX
+from pytest_req2rank.generation._compose import compose
+from pytest_req2rank.generation._mutations import JUDGE_ONLY_PREFIX, stack_constraints
+from pytest_req2rank.generation._quality import ProbeGrader, reference_failures
 from pytest_req2rank.sandbox import create_sandbox
 
 TEMPLATES = load_templates()

@@ -9,18 +9,11 @@ from typing import Any
 
 import pytest
 
-from pytest_req2rank.generation import (
-    CalibrationPolicy,
-    Elaboration,
-    ProbeGrader,
-    StructureError,
-    as_answer,
-    elaborate,
-    instantiate,
-    load_templates,
-    read_answer,
-    sandbox_grader,
-)
+from pytest_req2rank.generation import elaborate, instantiate, load_templates, sandbox_grader
+from pytest_req2rank.generation._calibrate import CalibrationPolicy
+from pytest_req2rank.generation._pipeline import Elaboration
+from pytest_req2rank.generation._quality import ProbeGrader
+from pytest_req2rank.generation._structured import StructureError, as_answer, read_answer
 from pytest_req2rank.models import ProjectRequirement
 from pytest_req2rank.providers import LiteLLMProvider, Provider
 from pytest_req2rank.providers.fake import fake_calls, reset_fake_state, set_fake_script

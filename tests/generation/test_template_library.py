@@ -10,15 +10,14 @@ import pytest
 from pytest_req2rank.execution import grade_probes
 from pytest_req2rank.generation import (
     MIN_MUTATION_SCORE,
-    ProbeGrader,
     Template,
     assignments,
     instantiate,
     load_templates,
     mutation_score,
-    reference_failures,
     sandbox_grader,
 )
+from pytest_req2rank.generation._quality import ProbeGrader, reference_failures
 from pytest_req2rank.models import ExecutionResult, Probe
 from pytest_req2rank.mutation import mutate_files
 from pytest_req2rank.sandbox import ProcessSandbox, create_sandbox

@@ -7,7 +7,8 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_req2rank.judging import InvalidAnswer, judge_answer_schema, parse_judge_answer
+from pytest_req2rank.judging import parse_judge_answer
+from pytest_req2rank.judging._answer import InvalidAnswer, judge_answer_schema
 
 SCORES = {"functionality": 80, "quality": 70, "logic": 60, "security": 90, "engineering": 50}
 ANSWER = json.dumps({"scores": SCORES, "rationale": "Solid. "})

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from pytest_req2rank.judging import (
+from pytest_req2rank.judging import ApproachJudge
+from pytest_req2rank.judging._answer import InvalidAnswer
+from pytest_req2rank.judging._approach import (
     APPROACH_PROMPT_VERSION,
-    ApproachJudge,
-    InvalidAnswer,
     approach_messages,
     approach_request_schema,
     parse_approach_answer,

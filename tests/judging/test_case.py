@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_req2rank.generation import instantiate, load_templates
-from pytest_req2rank.judging import JudgeCase, execution_ratio, guidance_text
+from pytest_req2rank.judging import JudgeCase, execution_ratio
+from pytest_req2rank.judging._case import guidance_text
 from pytest_req2rank.models import ExecutionResult, ItemResult, TestOutcome
 
 from .conftest import passing

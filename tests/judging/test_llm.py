@@ -9,15 +9,11 @@ from importlib.resources import files
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_req2rank.judging import (
-    APPROACH_SCHEMA_FILE,
-    JUDGE_PROMPT_VERSION,
-    LLMJudge,
-    approach_request_schema,
-    judge_answer_schema,
-    judge_messages,
-    judge_request_schema,
-)
+from pytest_req2rank.judging import LLMJudge
+from pytest_req2rank.judging._answer import judge_answer_schema
+from pytest_req2rank.judging._approach import APPROACH_SCHEMA_FILE, approach_request_schema
+from pytest_req2rank.judging._llm import judge_request_schema
+from pytest_req2rank.judging._prompt import JUDGE_PROMPT_VERSION, judge_messages
 from pytest_req2rank.models import ExecutionResult, TestOutcome
 from pytest_req2rank.providers import LiteLLMProvider, strict_mode_problems
 from pytest_req2rank.providers.fake import fake_calls, set_fake_script

@@ -13,14 +13,9 @@ from typing import Any
 
 import pytest
 
-from pytest_req2rank.judging import (
-    LLMJudge,
-    PanelConfig,
-    StaticJudge,
-    aggregate_verdicts,
-    blend,
-    judge_item,
-)
+from pytest_req2rank.judging import LLMJudge, PanelConfig, aggregate_verdicts, blend
+from pytest_req2rank.judging._panel import judge_item
+from pytest_req2rank.judging._static import StaticJudge
 from pytest_req2rank.models import STATIC_JUDGE
 from pytest_req2rank.scoring import score_panel
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_req2rank.judging import LLMJudge, StaticJudge, build_judges
+from pytest_req2rank.judging import LLMJudge, build_judges
+from pytest_req2rank.judging._static import StaticJudge
 from pytest_req2rank.models import STATIC_JUDGE, parse_judges
 from pytest_req2rank.providers import LiteLLMProvider
 

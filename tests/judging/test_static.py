@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_req2rank.judging import StaticJudge, _analysis
+from pytest_req2rank.judging import _analysis
+from pytest_req2rank.judging._static import StaticJudge
 from pytest_req2rank.models import STATIC_JUDGE, JudgeVerdict
 
 from .conftest import CLEAN, make_case, passing

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_req2rank.mutation import OPERATORS, Mutant, mutants, mutate_files, register_operator
+from pytest_req2rank.mutation import OPERATORS, Mutant, mutants, mutate_files
+from pytest_req2rank.mutation._operators import register_operator
 
 SOURCE = '''
 from __future__ import annotations

@@ -10,7 +10,8 @@ import pytest
 
 from pytest_req2rank.execution import ReferenceCache, grade
 from pytest_req2rank.models import Task
-from pytest_req2rank.nversion import LibraryTask, load_library, requirement_tasks
+from pytest_req2rank.nversion import load_library, requirement_tasks
+from pytest_req2rank.nversion._library import LibraryTask
 from pytest_req2rank.sandbox import ProcessSandbox
 from pytest_req2rank.suites import load_humaneval
 

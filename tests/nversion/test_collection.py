@@ -4,7 +4,9 @@ unresolved, the least similar next; repeats when the pool is short."""
 from __future__ import annotations
 
 from pytest_req2rank.models import ExecutionResult
-from pytest_req2rank.nversion import Candidate, Graded, collect
+from pytest_req2rank.nversion import collect
+from pytest_req2rank.nversion._collection import Graded
+from pytest_req2rank.nversion._irqn import Candidate
 
 
 def _graded(name: str, code: str, *, passed: bool = True, accepted: bool = True) -> Graded:

@@ -7,14 +7,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_req2rank.models import Task
-from pytest_req2rank.nversion import (
-    FAMILIES,
-    CommonModeFailure,
-    LibraryTask,
-    NotApplicable,
-    for_family,
-    load_common_modes,
-)
+from pytest_req2rank.nversion import FAMILIES, NotApplicable, load_common_modes
+from pytest_req2rank.nversion._common_mode import CommonModeFailure, for_family
+from pytest_req2rank.nversion._library import LibraryTask
 from pytest_req2rank.sandbox import ProcessSandbox
 
 from .conftest import grade_code

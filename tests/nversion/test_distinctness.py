@@ -16,7 +16,8 @@ from statistics import fmean
 
 import pytest
 
-from pytest_req2rank.nversion import LibraryTask, normalised_ast, normalised_ast_similarity
+from pytest_req2rank.nversion import normalised_ast_similarity
+from pytest_req2rank.nversion._library import LibraryTask, normalised_ast
 
 MAX_PAIR_SIMILARITY = 0.85
 MAX_MEAN_SIMILARITY = 0.5

@@ -10,14 +10,11 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from pytest_req2rank.nversion import (
-    STRUCTURAL,
+from pytest_req2rank.nversion import STRUCTURAL, ls, mbcs, sdp
+from pytest_req2rank.nversion._diversity import (
     PairVerdict,
     PairwiseSimilarity,
     levenshtein_similarity,
-    ls,
-    mbcs,
-    sdp,
     structural_similarity,
 )
 
@@ -97,9 +94,10 @@ def test_mbcs_refuses_what_is_not_an_embedding(vectors: list[list[float]]) -> No
 
 
 def test_the_structural_similarity_does_not_depend_on_the_hash_seed() -> None:
-    # CodeBLEU's data-flow merge lists names in set order: a different PYTHONHASHSEED gave
-    # another similarity for the same code before the names were read from their positions.
-    script = ("from pytest_req2rank.nversion import load_library, structural_similarity\n"
+    # CodeBLEU's data-flow merge lists names in set order, which PYTHONHASHSEED changes: the
+    # names are read from their positions so that the same code has the same similarity.
+    script = ("from pytest_req2rank.nversion import load_library\n"
+              "from pytest_req2rank.nversion._diversity import structural_similarity\n"
               "entry = next(e for e in load_library() if e.task_id == 'HumanEval/56')\n"
               "print(structural_similarity([i.code for i in entry.implementations]).mean)\n")
     values = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

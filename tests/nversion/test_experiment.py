@@ -9,18 +9,10 @@ import pytest
 
 from pytest_req2rank.execution import ReferenceCache
 from pytest_req2rank.models import Task
-from pytest_req2rank.nversion import (
-    ALGORITHM_LEVEL,
-    CODE_LEVEL,
-    Output,
-    TaskExperiment,
-    aggregate,
-    run_experiment,
-    same_output,
-    task_inputs,
-    version_outputs,
-    vote_task,
-)
+from pytest_req2rank.nversion import Output, TaskExperiment, aggregate, run_experiment
+from pytest_req2rank.nversion._faults import ALGORITHM_LEVEL, CODE_LEVEL
+from pytest_req2rank.nversion._outputs import same_output, task_inputs, version_outputs
+from pytest_req2rank.nversion._voting import vote_task
 from pytest_req2rank.sandbox import Sandbox
 from pytest_req2rank.suites import load_humaneval
 

@@ -9,12 +9,12 @@ import pytest
 
 from pytest_req2rank.execution import ReferenceCache, grade
 from pytest_req2rank.models import Task
-from pytest_req2rank.nversion import (
+from pytest_req2rank.nversion import Pattern
+from pytest_req2rank.nversion._faults import (
     ALGORITHM_LEVEL,
     CODE_LEVEL,
     FailureInjector,
     MutantSearch,
-    Pattern,
     fault_count,
     inject_code_level,
     inject_common_mode,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_req2rank.models import Usage
-from pytest_req2rank.nversion import RetryBoundReached, State, StateMachine
+from pytest_req2rank.nversion import State
+from pytest_req2rank.nversion._fsm import RetryBoundReached, StateMachine
 
 
 def _machine(**bounds: int) -> StateMachine:

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from pytest_req2rank.models import GenerationConfig
-from pytest_req2rank.nversion import Candidate, decide, irqn, structural_pair
+from pytest_req2rank.nversion import decide, irqn
+from pytest_req2rank.nversion._irqn import Candidate, structural_pair
 
 CONFIG = GenerationConfig()
 

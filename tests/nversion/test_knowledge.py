@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.nversion import (
-    FAMILIES,
+from pytest_req2rank.nversion import FAMILIES
+from pytest_req2rank.nversion._knowledge import (
     GENERAL,
     KNOWLEDGE_VERSION,
     KnowledgeError,

@@ -11,13 +11,8 @@ import pytest
 
 from pytest_req2rank.generation import load_templates
 from pytest_req2rank.models import Task
-from pytest_req2rank.nversion import (
-    FAMILIES,
-    LIBRARY_VERSION,
-    REQUIREMENT_PREFIX,
-    LibraryTask,
-    requirement_tasks,
-)
+from pytest_req2rank.nversion import FAMILIES, requirement_tasks
+from pytest_req2rank.nversion._library import LIBRARY_VERSION, REQUIREMENT_PREFIX, LibraryTask
 from pytest_req2rank.sandbox import ProcessSandbox
 
 from .conftest import grade_code

@@ -7,14 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.nversion import (
-    LibraryError,
-    check_library_file,
-    load_common_modes,
-    load_library,
-)
+from pytest_req2rank.nversion import load_common_modes, load_library
 from pytest_req2rank.nversion._common_mode import bundled_catalogue
-from pytest_req2rank.nversion._library import bundled_library
+from pytest_req2rank.nversion._library import LibraryError, bundled_library, check_library_file
 
 VALID = bundled_library().joinpath("HumanEval-2.toml").read_text(encoding="utf-8")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_req2rank.nversion import (
-    Output,
+from pytest_req2rank.nversion import Output
+from pytest_req2rank.nversion._metrics import (
     TaskOutcome,
     added_failure_rate,
     complete_consensus_rate,
@@ -13,8 +13,8 @@ from pytest_req2rank.nversion import (
     majority_consensus_rate,
     mean_test_pass_rate,
     pattern_metrics,
-    vote_task,
 )
+from pytest_req2rank.nversion._voting import vote_task
 
 
 def val(value: object) -> Output:

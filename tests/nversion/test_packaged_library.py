@@ -30,9 +30,10 @@ def test_the_built_package_loads_the_library_and_catalogue(tmp_path: Path) -> No
     built = lib / "pytest_req2rank" / "nversion"
     assert sorted(p.name for p in (built / "library").glob("*.toml")) == shipped
     driver = ("import pytest_req2rank.nversion as n\n"
+              "from pytest_req2rank.nversion._knowledge import load_knowledge\n"
               f"assert n.__file__.startswith({str(lib)!r}), n.__file__\n"
               "print(len(n.load_library()), len(n.load_common_modes()),"
-              " len(n.load_knowledge().families))\n")
+              " len(load_knowledge().families))\n")
     out = subprocess.run([sys.executable, "-c", driver], cwd=tmp_path, check=True,
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PYTHONPATH": str(lib)})

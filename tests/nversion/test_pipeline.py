@@ -13,12 +13,10 @@ import pytest
 
 from pytest_req2rank.execution import ReferenceCache, RunOptions
 from pytest_req2rank.models import GenerationConfig, IOCase, Task
-from pytest_req2rank.nversion import (
-    Generation,
-    GenerationPipeline,
-    load_knowledge,
-    version_result,
-)
+from pytest_req2rank.nversion import Generation
+from pytest_req2rank.nversion._generated import version_result
+from pytest_req2rank.nversion._knowledge import load_knowledge
+from pytest_req2rank.nversion._pipeline import GenerationPipeline
 from pytest_req2rank.providers import LiteLLMProvider
 from pytest_req2rank.providers.fake import fake_calls, reset_fake_state, set_fake_script
 from pytest_req2rank.sandbox import ProcessSandbox

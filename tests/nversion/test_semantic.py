@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_req2rank.judging import ApproachJudge
-from pytest_req2rank.nversion import (
+from pytest_req2rank.nversion._semantic import (
     MBCS_NOT_MEASURED,
     SDP_NOT_MEASURED,
     embedding_similarity,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_req2rank.nversion import Output, same_output, vote, vote_task
+from pytest_req2rank.nversion import Output, vote
+from pytest_req2rank.nversion._outputs import same_output
+from pytest_req2rank.nversion._voting import vote_task
 
 
 def val(value: object) -> Output:

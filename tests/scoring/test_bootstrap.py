@@ -5,14 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pytest_req2rank.scoring import (
-    Interval,
-    PairedDiff,
-    Regression,
-    bootstrap_ci,
-    paired_bootstrap_diff,
-    regressions,
-)
+from pytest_req2rank.scoring import Interval, bootstrap_ci, paired_bootstrap_diff
+from pytest_req2rank.scoring._baseline import PairedDiff, Regression, regressions
 
 
 def simulated_run(

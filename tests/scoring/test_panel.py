@@ -8,7 +8,8 @@ import math
 import pytest
 
 from pytest_req2rank.models import DIMENSIONS
-from pytest_req2rank.scoring import PanelScore, agreement_band, score_panel
+from pytest_req2rank.scoring import agreement_band, score_panel
+from pytest_req2rank.scoring._panel import PanelScore
 
 F, Q, L, S, E = DIMENSIONS
 

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_req2rank import models, scoring
 from pytest_req2rank.scoring import ProblemOutcome, phase0_metrics, phase0_warnings
-from pytest_req2rank.scoring._metrics import _percentile
+from pytest_req2rank.scoring._metrics import _percentile, error_distribution
 
 
 def test_quality_metrics_hand_computed() -> None:
@@ -51,13 +51,13 @@ def test_final_status_of_no_tests_is_an_error() -> None:
 
 def test_error_distribution_sums_to_one_and_is_empty_without_problems() -> None:
     statuses = ["success", "wrong_answer", "wrong_answer", "timeout", "truncated"]
-    dist = scoring.error_distribution(statuses)
+    dist = error_distribution(statuses)
     assert dist == {"syntax_error_rate": 0.0, "runtime_error_rate": 0.0, "timeout_rate": 0.2,
                     "truncated_rate": 0.2, "wrong_answer_rate": 0.4, "success_rate": 0.2}
     assert scoring.truncated_rate([*statuses, "api_error"]) == 0.2
     assert math.fsum(dist.values()) == pytest.approx(1.0)
-    assert scoring.error_distribution([]) == {}
-    assert scoring.error_distribution(["api_error"]) == {}
+    assert error_distribution([]) == {}
+    assert error_distribution(["api_error"]) == {}
 
 
 def test_cost_per_solved_counts_all_problems_over_solved_ones() -> None:
