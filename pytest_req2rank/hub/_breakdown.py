@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..models import DIMENSIONS, ItemResult
+from ..models import DIMENSIONS, ItemId, ItemResult
 from ..report import ResultsDocument, run_score, version_items
 from ..scoring import bootstrap_ci
 
@@ -24,12 +24,20 @@ def skills_of(item: ItemResult | dict[str, Any]) -> list[str]:
     return [str(skill) for skill in skills] if isinstance(skills, list) else []
 
 
+def requirement_of(item: ItemResult) -> str:
+    """The requirement ``item`` measures, ``DATASET/TASK``, read from its id (which the hub's
+    plan decides and its replay checks), never from the ``cluster`` the submitter wrote: one
+    who split a task's samples into clusters of their own would narrow their intervals."""
+    found = ItemId.try_parse(item.item_id)
+    return item.item_id if found is None else str(found.task_item)
+
+
 def _dimension(items: Sequence[ItemResult], name: str, seed: int) -> Score | None:
     clusters: dict[str, list[float]] = {}
     for item in items:
         if item.panel is not None and item.panel.status == "scored" \
                 and name in item.panel.dimensions:
-            clusters.setdefault(item.cluster or item.item_id, []).append(
+            clusters.setdefault(requirement_of(item), []).append(
                 float(item.panel.dimensions[name]))
     if not clusters:
         return None

@@ -9,7 +9,7 @@ from typing import Any
 from ..evidence import item_entries, sha256_hex
 from ..models import DIMENSIONS
 from ..report import ResultsDocument, version_items
-from ._breakdown import skills_of
+from ._breakdown import requirement_of, skills_of
 
 FORMAT = 1
 """The layout of ``Submission.requirement_scores``."""
@@ -18,11 +18,11 @@ FORMAT = 1
 def requirement_scores(document: ResultsDocument, evidence: Sequence[dict[str, Any]]
                        ) -> dict[str, Any]:
     """``{"format": 1, "requirements": [{"key", "skills", "scores", "dimensions"}, ...]}``:
-    one entry per requirement (the run's clusters, as its own CI groups its items) of the
-    items that measure the model. ``scores`` are the item scores the evidence chain records
+    one entry per requirement (:func:`requirement_of`: a task, whichever of its samples) of
+    the items that measure the model. ``scores`` are the item scores the evidence chain records
     (an item without one, an infrastructure fault, is left out); ``dimensions`` the judge
     panel's per-dimension scores of its scored items (whose verdicts bind them: each entry
-    hashes the whole item). ``key`` names the requirement across submissions: its cluster
+    hashes the whole item). ``key`` names the requirement across submissions: its task
     and the hashes of its requirement as the model saw it, so two runs share a key only
     when they asked the same requirement. Call after the evidence checks: every item has
     its entry."""
@@ -30,7 +30,7 @@ def requirement_scores(document: ResultsDocument, evidence: Sequence[dict[str, A
     found: dict[str, dict[str, Any]] = {}
     for item in version_items(document.items):
         entry = entries[item.item_id]
-        cluster = found.setdefault(item.cluster or item.item_id, {
+        cluster = found.setdefault(requirement_of(item), {
             "hashes": set(), "skills": set(), "scores": [], "dimensions": {}})
         cluster["hashes"].add(str(entry["requirement_sha256"]))
         cluster["skills"].update(skills_of(item))
