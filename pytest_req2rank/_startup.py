@@ -13,6 +13,8 @@ def freeze_long_lived() -> None:
     Called when a benchmark's run loop starts (modules, the plan, the tasks, the items) and
     again after a process's first benchmark item (what that item loaded on first use: the
     model's client library, the judges). Most live as long as the process, so the cyclic
-    collector's passes over them find nothing; later collections then skip them.
+    collector's passes over them find nothing; later collections then skip them. And at an
+    xdist worker's end: the interpreter's collections at exit then skip what the items left
+    (the checks' syntax trees, above all), which the controller waits for.
     """
     gc.freeze()

@@ -58,6 +58,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(RUN_KEY, None)
     if run is not None:
         run.close()
+        if is_worker(config):  # the process exits next (xdist waits for it)
+            freeze_long_lived()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -20,6 +21,12 @@ if TYPE_CHECKING:
     from ..providers import PreflightReport
     from ..report import ResultsDocument, RunSummary
     from ..store import Store
+
+
+def _load_machinery() -> None:
+    """Import what keeps and summarizes the items (the controller's thread, class docstring)."""
+    from .. import report  # noqa: F401
+    from ..store import Store  # noqa: F401
 
 
 def store_path(settings: Settings) -> Path:
@@ -97,9 +104,10 @@ class Controller:
     it keeps (the others, lost to infrastructure, run again).
 
     The store and the report machinery (sqlite-utils, numpy, the schema validator) are
-    imported when the controller is made, whole, before any item runs: a Ctrl-C may land
-    anywhere after that, and an import it tears (numpy's cannot be redone in the same
-    process) would break the summary an interrupted run still writes.
+    imported by a thread of their own started when the controller is made, and waited for
+    before an item is kept or the run finished. A Ctrl-C reaches only the main thread: it
+    cannot tear those imports (numpy's cannot be redone in the same process), which the
+    summary an interrupted run still writes needs; and xdist's workers start meanwhile.
     """
 
     def __init__(
@@ -113,9 +121,8 @@ class Controller:
         finished: list[ItemResult] | None = None,
         kept: frozenset[str] = frozenset(),
     ) -> None:
-        from .. import report  # noqa: F401  (whole before the first item: class docstring)
-        from ..store import Store  # noqa: F401  (as the report)
-
+        self._machinery = threading.Thread(target=_load_machinery, name="req2rank-outputs")
+        self._machinery.start()
         self.settings = settings
         self.plan = plan
         self.paths = OutputPaths(settings, plan.run_id)
@@ -162,7 +169,8 @@ class Controller:
         if known is not None and known.finished_at == item.finished_at:
             return  # a resumed run reporting an item it had already kept
         self.run_now.add(item.item_id)
-        from .. import report  # loaded with the controller (class docstring)
+        self._machinery.join()
+        from .. import report  # loaded by then (class docstring)
 
         self._in_store(lambda store: store.add_item(self.plan.run_id, item))
         for listener in self.listeners:
@@ -192,7 +200,7 @@ class Controller:
 
     def _open_store(self) -> Store:
         if self._store is None:
-            from ..store import Store  # loaded with the controller (class docstring)
+            from ..store import Store  # loaded by then (class docstring)
 
             self._store = Store(self.paths.store)
             self._store.start_run(
@@ -213,8 +221,8 @@ class Controller:
         """Summarize, apply the gates and write the results JSON; ``None`` when no item ran."""
         if not self.items:
             return None
-        # loaded with the controller (class docstring)
-        from ..report import (
+        self._machinery.join()
+        from ..report import (  # loaded by then (class docstring)
             ResultsDocument,
             RunInfo,
             in_plan_order,

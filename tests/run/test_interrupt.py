@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 # A Ctrl-C raised inside the imports of the run's first record: right after the
-# ``tear_at``-th module this process loads once items run, as a real one lands in the middle
-# of a package whose __init__ is half run (numpy's then cannot be imported again).
+# ``tear_at``-th module this process's main thread loads once items run (a signal reaches
+# only the main thread), as a real one lands in the middle of a package whose __init__ is
+# half run (numpy's then cannot be imported again).
 TORN_RUN = """
-import builtins, json, sys
+import builtins, json, sys, threading
 from pathlib import Path
 from pytest_req2rank.models import SuiteSpec
 from pytest_req2rank.run import Run
@@ -28,6 +29,8 @@ torn, seen = [], []
 def tearing_import(name, globals=None, locals=None, fromlist=(), level=0):
     known = len(sys.modules)
     module = real_import(name, globals, locals, fromlist, level)
+    if threading.current_thread() is not threading.main_thread():
+        return module
     if not torn and len(sys.modules) > known:
         seen.extend(sorted(set(sys.modules) - loaded))
         loaded.update(sys.modules)
