@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.execution import extract_code, grade, grade_probes
+from pytest_req2rank.execution import extract_code, grade, grade_probes, prepare
 from pytest_req2rank.execution._compare import outputs_match, values_match
 from pytest_req2rank.models import IOCase, IsolationLevel, Probe, Task
 from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
@@ -341,3 +341,13 @@ def test_a_solution_that_fails_on_import_fails_every_test(sandbox: ProcessSandbo
     result = grade(task, {"solution.py": broken}, sandbox, timeout_s=2.0)
     assert result.status == "runtime_error" and result.total == 2
     assert "import failed: LookupError: no config" in (result.reason or "")
+
+
+def test_a_check_that_cannot_be_prepared_fails_its_grading_as_without_preparing(
+        sandbox: Sandbox) -> None:
+    broken = Task(item_id="t/broken", dataset="t", task_id="broken", form="function",
+                  prompt="def f():\n", reference="def f():\n    return 1\n", entry_point="f",
+                  test="def check(candidate:\n    assert candidate() == 1\n")
+    prepare(broken)  # its SyntaxError is the grading's to raise, as without preparing
+    with pytest.raises(SyntaxError, match="was never closed"):
+        grade(broken, {"solution.py": broken.reference}, sandbox, timeout_s=5)
