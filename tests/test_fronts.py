@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pytest_req2rank"
 # the packages held to this; a package is added once its front exports only what is used
 PACKAGES = ("models", "suites", "scoring", "judging", "mutation", "plan", "generation", "nversion",
-            "execution", "hub", "cli", "evidence", "run", "settings", "submit", "providers", "report", "sandbox",
-            "store")
+            "execution", "hub", "cli", "evidence", "run", "settings", "submit", "providers", "report",
+            "sandbox", "store", "sandboxed")
 
 
 def _exported(package: str) -> list[str]:
