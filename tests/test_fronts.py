@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pytest_req2rank"
 # the packages held to this; a package is added once its front exports only what is used
 PACKAGES = ("models", "suites", "scoring", "judging", "mutation", "plan", "generation", "nversion",
-            "execution", "hub")
+            "execution", "hub", "cli", "evidence", "run", "settings", "submit", "providers", "report",
+            "sandbox", "store", "sandboxed", "plugin")
 
 
 def _exported(package: str) -> list[str]:
@@ -49,6 +50,7 @@ def test_the_front_exports_only_what_is_used_outside_the_package(package: str) -
     exported = _exported(package)
     assert exported, f"{package}/__init__.py has no __all__"
     used = _used_outside(package)
-    unused = [name for name in exported if name not in used]
+    # a plugin's pytest_* hooks are used by pytest, which calls them by name
+    unused = [name for name in exported if name not in used and not name.startswith("pytest_")]
     assert unused == [], (f"pytest_req2rank.{package} exports names that only the package and its "
                           f"tests use; import them from their module instead: {unused}")

@@ -2,7 +2,6 @@
 ``compare``), their ranking (``rank``), planning a run's size (``plan``) and their reports
 (``report``)."""
 
-from ._app import COMMANDS, build_parser, main
-from ._command import Command, CommandError
+from ._app import main
 
-__all__ = ["COMMANDS", "Command", "CommandError", "build_parser", "main"]
+__all__ = ["main"]

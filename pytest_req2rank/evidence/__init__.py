@@ -10,15 +10,11 @@ head.
 """
 
 from ._chain import (
-    FORMAT,
-    Chain,
-    ChainMismatch,
     EvidenceChain,
     chain_for,
     entry_hash,
     item_entries,
     item_entry,
-    run_entry,
     verify_chain,
     verify_items,
     verify_run,
@@ -26,16 +22,12 @@ from ._chain import (
 from ._digest import canonical_json, sha256_hex
 
 __all__ = [
-    "FORMAT",
-    "Chain",
-    "ChainMismatch",
     "EvidenceChain",
     "canonical_json",
     "chain_for",
     "entry_hash",
     "item_entries",
     "item_entry",
-    "run_entry",
     "sha256_hex",
     "verify_chain",
     "verify_items",

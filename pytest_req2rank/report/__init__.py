@@ -3,75 +3,25 @@ Markdown reports, stratified Q&A samples, Weights & Biases."""
 
 from ._comparison import answered_by, compare_runs, run_models
 from ._document import (
-    BaselineReport,
-    DetectableDifference,
     GateReport,
     InvalidResults,
-    JudgeReport,
-    JudgingSummary,
-    ModelSummary,
-    PassAtK,
-    RankedRow,
     RankingSection,
-    RegressionReport,
     ResultsDocument,
-    ResumedRun,
     RunInfo,
     RunSummary,
-    generated_schema,
     load_results,
-    results_schema,
     validate_results,
     write_results,
 )
 from ._html import html_report_problem, render_html, write_html
-from ._markdown import (
-    STEP_SUMMARY_ENV,
-    append_step_summary,
-    as_document,
-    render_markdown,
-    report_path,
-    write_markdown,
-)
-from ._nversion import (
-    GenerationSummary,
-    NVersionSummary,
-    PatternReport,
-    TaskDiversity,
-    diversity_usage,
-    nversion_summary,
-)
+from ._markdown import append_step_summary, render_markdown, report_path, write_markdown
 from ._qalog import append_qa, qa_record
-from ._ranking import (
-    RankedRuns,
-    rank_items,
-    rank_runs,
-    ranking_lines,
-    ranking_section,
-    section_ranking,
-    shared_plan,
-)
-from ._run import (
-    in_plan_order,
-    item_counts,
-    planned_by_model,
-    resumed_run,
-    summarize_run,
-    version_items,
-)
-from ._samples import (
-    SAMPLES_FILE,
-    DatasetSample,
-    QaSamples,
-    allocate,
-    sample_records,
-    stratified_sample,
-    write_samples,
-)
+from ._ranking import rank_items, rank_runs, ranking_lines, ranking_section, section_ranking
+from ._run import in_plan_order, item_counts, resumed_run, summarize_run, version_items
+from ._samples import SAMPLES_FILE, allocate, sample_records, stratified_sample, write_samples
 from ._summary import (
     build_summary,
     model_summary,
-    models_summary,
     pass_at_k_by_dataset,
     requirement_of,
     run_detectable_difference,
@@ -80,55 +30,32 @@ from ._summary import (
     scores_by_requirement,
 )
 from ._terminal import baseline_lines, detectable_line, render_summary
-from ._wandb import WandbUnavailable, log_to_wandb, wandb_metrics
+from ._wandb import WandbUnavailable, log_to_wandb
 
 __all__ = [
     "SAMPLES_FILE",
-    "STEP_SUMMARY_ENV",
-    "BaselineReport",
-    "DatasetSample",
-    "DetectableDifference",
     "GateReport",
-    "GenerationSummary",
     "InvalidResults",
-    "JudgeReport",
-    "JudgingSummary",
-    "ModelSummary",
-    "NVersionSummary",
-    "PassAtK",
-    "PatternReport",
-    "QaSamples",
-    "RankedRow",
-    "RankedRuns",
     "RankingSection",
-    "RegressionReport",
     "ResultsDocument",
-    "ResumedRun",
     "RunInfo",
     "RunSummary",
-    "TaskDiversity",
     "WandbUnavailable",
     "allocate",
     "answered_by",
     "append_qa",
     "append_step_summary",
-    "as_document",
     "baseline_lines",
     "build_summary",
     "compare_runs",
     "detectable_line",
-    "diversity_usage",
-    "generated_schema",
     "html_report_problem",
     "in_plan_order",
     "item_counts",
     "load_results",
     "log_to_wandb",
     "model_summary",
-    "models_summary",
-    "nversion_summary",
     "pass_at_k_by_dataset",
-    "planned_by_model",
     "qa_record",
     "rank_items",
     "rank_runs",
@@ -139,7 +66,6 @@ __all__ = [
     "render_summary",
     "report_path",
     "requirement_of",
-    "results_schema",
     "resumed_run",
     "run_detectable_difference",
     "run_models",
@@ -148,12 +74,10 @@ __all__ = [
     "scores_by_cluster",
     "scores_by_requirement",
     "section_ranking",
-    "shared_plan",
     "stratified_sample",
     "summarize_run",
     "validate_results",
     "version_items",
-    "wandb_metrics",
     "write_html",
     "write_markdown",
     "write_results",

@@ -5,18 +5,16 @@ The pytest plugin is one user of it (its hooks adapt pytest's phases to a ``Run`
 is another (see ``docs/python-api.md``).
 """
 
-from ._controller import Controller, OutputPaths, lost_item, stopped_warning, store_path
-from ._evaluator import Equipment, Evaluator
+from ._controller import Controller, OutputPaths, lost_item, stopped_warning
+from ._evaluator import Evaluator
 from ._run import Run, SubmissionResult
 
 __all__ = [
     "Controller",
-    "Equipment",
     "Evaluator",
     "OutputPaths",
     "Run",
     "SubmissionResult",
     "lost_item",
     "stopped_warning",
-    "store_path",
 ]

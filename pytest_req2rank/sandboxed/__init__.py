@@ -17,6 +17,8 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
+__all__ = ["source"]
+
 
 @cache
 def source(name: str) -> str:

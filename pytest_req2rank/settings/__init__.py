@@ -1,16 +1,12 @@
 """Run settings: options as ``--r2r-*``, ini ``r2r_*``, environment ``R2R_*``."""
 
-from ..options import OPTIONS, OptionSpec
-from ._baseline import PLAN_SETTINGS, BaselinePlan, plan_like_baseline
+from ._baseline import BaselinePlan, plan_like_baseline
 from ._paths import PathBases
 from ._settings import DEFAULT_DIR, Settings, SettingsError, resolve_settings
 
 __all__ = [
     "DEFAULT_DIR",
-    "OPTIONS",
-    "PLAN_SETTINGS",
     "BaselinePlan",
-    "OptionSpec",
     "PathBases",
     "Settings",
     "SettingsError",

@@ -3,20 +3,9 @@ receipt; signing in (:func:`login`) and retrying a kept submission (:func:`submi
 
 from ._client import HubClient, HubError
 from ._login import LoginError, login
-from ._run import (
-    TOKEN_ENV,
-    URL_ENV,
-    RunSubmission,
-    SubmissionOutcome,
-    SubmitError,
-    hub_token,
-    retry_command,
-    submit_run,
-)
-from ._tokens import config_dir, store_token, stored_token
+from ._run import URL_ENV, RunSubmission, SubmissionOutcome, SubmitError, hub_token, submit_run
 
 __all__ = [
-    "TOKEN_ENV",
     "URL_ENV",
     "HubClient",
     "HubError",
@@ -24,11 +13,7 @@ __all__ = [
     "RunSubmission",
     "SubmissionOutcome",
     "SubmitError",
-    "config_dir",
     "hub_token",
     "login",
-    "retry_command",
-    "store_token",
-    "stored_token",
     "submit_run",
 ]

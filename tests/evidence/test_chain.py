@@ -7,7 +7,6 @@ import copy
 import pytest
 
 from pytest_req2rank.evidence import (
-    FORMAT,
     EvidenceChain,
     canonical_json,
     chain_for,
@@ -17,6 +16,7 @@ from pytest_req2rank.evidence import (
     verify_items,
     verify_run,
 )
+from pytest_req2rank.evidence._chain import FORMAT
 from pytest_req2rank.models import ItemResult, JudgeVerdict
 
 

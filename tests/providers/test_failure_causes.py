@@ -13,14 +13,14 @@ import httpx
 import pytest
 
 from pytest_req2rank.providers import (
-    PERMANENT_CAUSES,
-    RUN_WIDE_FAILURES_TO_STOP,
     CompletionRequest,
     LiteLLMProvider,
     ProviderError,
     reset_breakers,
     run_stop_reason,
 )
+from pytest_req2rank.providers._base import PERMANENT_CAUSES
+from pytest_req2rank.providers._breaker import RUN_WIDE_FAILURES_TO_STOP
 from pytest_req2rank.providers._env import import_litellm
 from pytest_req2rank.providers._errors import (
     classify,

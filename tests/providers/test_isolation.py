@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.providers import OFFLINE_DEFAULTS, apply_offline_defaults
-from pytest_req2rank.providers._env import import_litellm
+from pytest_req2rank.providers import OFFLINE_DEFAULTS
+from pytest_req2rank.providers._env import apply_offline_defaults, import_litellm
 
 RunPython = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -22,7 +22,8 @@ def test_offline_models_never_import_litellm(tmp_path: Path, run_python: RunPyth
     result = run_python('''
         import json, sys
         from pytest_req2rank.models import Task
-        from pytest_req2rank.providers import CompletionRequest, Message, load_offline, resolve_provider
+        from pytest_req2rank.providers import CompletionRequest, Message, resolve_provider
+        from pytest_req2rank.providers._resolve import load_offline
         import pytest_req2rank.providers.fake
 
         task = Task(item_id="d/t1", dataset="d", task_id="t1", form="function", prompt="def f():\\n",

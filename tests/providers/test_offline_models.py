@@ -21,10 +21,10 @@ from pytest_req2rank.providers import (
     ProviderError,
     ReferenceProvider,
     SamplesProvider,
-    load_offline,
     resolve_provider,
 )
 from pytest_req2rank.providers._cache import cache_key
+from pytest_req2rank.providers._resolve import load_offline
 
 TaskFactory = Callable[..., Task]
 Ask = Callable[..., CompletionRequest]

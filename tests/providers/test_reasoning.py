@@ -13,8 +13,8 @@ from pytest_req2rank.providers import (
     Completion,
     CompletionRequest,
     LiteLLMProvider,
-    split_reasoning,
 )
+from pytest_req2rank.providers._reasoning import split_reasoning
 from pytest_req2rank.providers.fake import FakeScriptError, parse_script
 
 DRAFT = "```python\ndef f():\n    return 0\n```"

@@ -9,7 +9,6 @@ import pytest
 
 from pytest_req2rank.models import ItemResult, TestOutcome, Usage
 from pytest_req2rank.report import (
-    BaselineReport,
     GateReport,
     ResultsDocument,
     RunInfo,
@@ -20,6 +19,7 @@ from pytest_req2rank.report import (
     stratified_sample,
     write_markdown,
 )
+from pytest_req2rank.report._document import BaselineReport
 
 
 def item(task: str, status: str, ratio: float, dataset: str = "demo") -> ItemResult:
@@ -164,7 +164,7 @@ def test_pass_at_k_columns_with_several_samples() -> None:
 
 
 def test_the_nversion_table() -> None:
-    from pytest_req2rank.report import NVersionSummary, PatternReport
+    from pytest_req2rank.report._nversion import NVersionSummary, PatternReport
 
     doc = document(RUN)
     nv = NVersionSummary(

@@ -18,7 +18,6 @@ from pytest_req2rank.report import (
     answered_by,
     build_summary,
     compare_runs,
-    planned_by_model,
     rank_items,
     rank_runs,
     render_markdown,
@@ -26,8 +25,9 @@ from pytest_req2rank.report import (
     run_models,
     summarize_run,
     validate_results,
-    wandb_metrics,
 )
+from pytest_req2rank.report._run import planned_by_model
+from pytest_req2rank.report._wandb import wandb_metrics
 
 STRONG, WEAK = "openai/strong", "r2r/degraded:0.5"
 

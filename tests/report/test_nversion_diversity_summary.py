@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_req2rank.report import NVersionSummary, PassAtK, ResultsDocument, RunInfo, RunSummary
+from pytest_req2rank.report import ResultsDocument, RunInfo, RunSummary
+from pytest_req2rank.report._document import PassAtK
+from pytest_req2rank.report._nversion import NVersionSummary
 from pytest_req2rank.report._terminal import nversion_lines, render_summary
 
 OLD_SUMMARY: dict[str, Any] = {

@@ -18,10 +18,10 @@ from pytest_req2rank.report import (
     ranking_lines,
     ranking_section,
     render_markdown,
-    shared_plan,
     validate_results,
-    wandb_metrics,
 )
+from pytest_req2rank.report._ranking import shared_plan
+from pytest_req2rank.report._wandb import wandb_metrics
 from pytest_req2rank.scoring import detectable_difference
 
 

@@ -13,15 +13,14 @@ from pytest_req2rank.report import (
     ResultsDocument,
     RunInfo,
     build_summary,
-    generated_schema,
     qa_record,
     render_summary,
-    results_schema,
     run_score,
     scores_by_requirement,
     validate_results,
     write_results,
 )
+from pytest_req2rank.report._document import generated_schema, results_schema
 
 
 def item(task: str, status: str, ratio: float, tokens: int | None = None,
@@ -49,7 +48,7 @@ def document(items: list[ItemResult], planned: int | None = None) -> ResultsDocu
 def test_shipped_schema_matches_the_models() -> None:
     assert results_schema() == generated_schema(), (
         "results.schema.json is stale; regenerate it with: python -c \"import json; "
-        "from pytest_req2rank.report import generated_schema; print(json.dumps("
+        "from pytest_req2rank.report._document import generated_schema; print(json.dumps("
         "generated_schema(), indent=2))\" > pytest_req2rank/report/results.schema.json"
     )
 

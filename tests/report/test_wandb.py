@@ -10,19 +10,17 @@ import pytest
 
 from pytest_req2rank.models import ItemResult, TestOutcome, Usage
 from pytest_req2rank.report import (
-    JudgeReport,
-    JudgingSummary,
-    NVersionSummary,
-    PatternReport,
     ResultsDocument,
     RunInfo,
     WandbUnavailable,
     build_summary,
     log_to_wandb,
     stratified_sample,
-    wandb_metrics,
     write_results,
 )
+from pytest_req2rank.report._document import JudgeReport, JudgingSummary
+from pytest_req2rank.report._nversion import NVersionSummary, PatternReport
+from pytest_req2rank.report._wandb import wandb_metrics
 
 from ._wandb_log import read_offline_run
 

@@ -6,13 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.settings import (
-    PLAN_SETTINGS,
-    Settings,
-    SettingsError,
-    plan_like_baseline,
-    resolve_settings,
-)
+from pytest_req2rank.settings import Settings, SettingsError, plan_like_baseline, resolve_settings
+from pytest_req2rank.settings._baseline import PLAN_SETTINGS
 
 BASE = Path("base.json")
 

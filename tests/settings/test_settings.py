@@ -8,14 +8,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from pytest_req2rank.options import OPTIONS
 from pytest_req2rank.plugin._config import worker_settings
-from pytest_req2rank.settings import (
-    OPTIONS,
-    PathBases,
-    Settings,
-    SettingsError,
-    resolve_settings,
-)
+from pytest_req2rank.settings import PathBases, Settings, SettingsError, resolve_settings
 
 
 def resolve(

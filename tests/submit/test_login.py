@@ -21,8 +21,9 @@ from fastapi import FastAPI, Header, Request
 from fastapi.responses import JSONResponse
 from hub_server import Hub, free_port, fresh_nonce, running_hub
 
-from pytest_req2rank.submit import LoginError, login, stored_token
+from pytest_req2rank.submit import LoginError, login
 from pytest_req2rank.submit._login import DEVICE_GRANT
+from pytest_req2rank.submit._tokens import stored_token
 
 
 def _github(answers: list[dict[str, Any]]) -> FastAPI:
@@ -127,7 +128,7 @@ def test_a_hub_without_github_sign_in_says_how_to_get_a_token(hub: Hub, tmp_path
 
 
 def test_tokens_of_several_hubs_are_kept_side_by_side(tmp_path: Path) -> None:
-    from pytest_req2rank.submit import store_token
+    from pytest_req2rank.submit._tokens import store_token
 
     store_token("https://a.example/", "r2r_a", tmp_path)
     store_token("https://b.example", "r2r_b", tmp_path)
