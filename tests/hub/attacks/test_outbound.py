@@ -118,26 +118,30 @@ def test_a_run_kept_before_the_check_is_replayed_without_calling_what_it_names(
         tmp_path: Path, field: str, name: str) -> None:
     """A hub upgraded with such a run in its database (its model, or its LLM judge,
     rewritten there, as an earlier version took it): its re-verification calls nothing the
-    run names."""
-    with AttackerServer().serving() as attacker, \
-            hub_process(tmp_path / "hub", env={**SCHEDULE, "R2R_HUB_REVERIFY_PROVIDERS":
-                                              "hosted,oobabooga,huggingface"}) as hub, \
-            hub.client(hub.token("mallory")) as client:
-        judged = {"judges": ["fake/judge"], "execution_weight": 0.7} if field == "judge" else {}
-        items = [judged_by(item, "fake/judge", 50.0 + 5 * n)
-                 for n, item in enumerate(make_items())] if judged else None
-        kept = client.post("/api/submissions", json=forged(
-            client, items, model="acme/coder", **judged))
-        assert kept.status_code == 201 and kept.json()["status"] == "accepted", kept.text
-        submission, name = kept.json()["id"], name.format(url=attacker.url)
-        if field == "model":
-            hub.sql("UPDATE submissions SET model = :name, document = json_set(document, "
-                    "'$.run.model', :name) WHERE id = :id", name=name, id=submission)
-        else:
-            hub.sql("UPDATE submissions SET document = json_set(document, '$.run.judges[0]', "
-                    ":name) WHERE id = :id", name=name, id=submission)
-        details = wait_for(client, submission,
-                           lambda details: details["history"][-1]["actor"] == "reverify")
+    run names. The run is kept and rewritten while the hub re-verifies nothing, then served
+    by a hub that does (else its schedule could replay the run before it was rewritten)."""
+    providers = {"R2R_HUB_REVERIFY_PROVIDERS": "hosted,oobabooga,huggingface"}
+    with AttackerServer().serving() as attacker:
+        with hub_process(tmp_path / "hub", env=providers) as hub, \
+                hub.client(hub.token("mallory")) as client:
+            judged = {"judges": ["fake/judge"], "execution_weight": 0.7} \
+                if field == "judge" else {}
+            items = [judged_by(item, "fake/judge", 50.0 + 5 * n)
+                     for n, item in enumerate(make_items())] if judged else None
+            kept = client.post("/api/submissions", json=forged(
+                client, items, model="acme/coder", **judged))
+            assert kept.status_code == 201 and kept.json()["status"] == "accepted", kept.text
+            submission, name = kept.json()["id"], name.format(url=attacker.url)
+            if field == "model":
+                hub.sql("UPDATE submissions SET model = :name, document = json_set(document, "
+                        "'$.run.model', :name) WHERE id = :id", name=name, id=submission)
+            else:
+                hub.sql("UPDATE submissions SET document = json_set(document, "
+                        "'$.run.judges[0]', :name) WHERE id = :id", name=name, id=submission)
+        with hub_process(tmp_path / "hub", env={**SCHEDULE, **providers}) as hub, \
+                hub.client() as client:
+            details = wait_for(client, submission,
+                               lambda details: details["history"][-1]["actor"] == "reverify")
     assert attacker.received == []
     assert details["status"] not in ("accepted", "verified")
     replay = details["reverification"]["replays"][1 if field == "model" else 0]
