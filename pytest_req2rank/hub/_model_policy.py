@@ -1,7 +1,7 @@
 """Which model names the hub takes, and which models it calls.
 
-A submission's model string is checked before anything reads it (:func:`check_model_name`):
-parsed with the package's own :class:`~pytest_req2rank.models.ModelSpec`, and refused when
+A submission's model string, and each LLM judge's it names, is checked before anything reads
+it (:func:`check_model_names`): parsed with the package's own :class:`~pytest_req2rank.models.ModelSpec`, and refused when
 it is not plain ASCII in Unicode normal form NFKC (invisible, control and look-alike
 characters), carries a URL or a path (``r2r/samples:`` included), or names a provider that
 is served at an address set by configuration (:data:`ENDPOINT_PROVIDERS`) which the
@@ -23,9 +23,9 @@ from __future__ import annotations
 import fnmatch
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from ..models import ModelSpec
+from ..models import STATIC_JUDGE, ModelSpec
 from ._config import HubConfig
 from ._errors import Refused
 
@@ -167,6 +167,15 @@ def check_model_name(text: object, config: HubConfig, where: str = "run.model") 
                       f"{config.reverify_providers or 'none'}); runs of them cannot be ranked "
                       "here")
     return spec
+
+
+def check_model_names(model: object, judges: Sequence[object], config: HubConfig) -> None:
+    """The run's model and its LLM judges (models the hub asks again too) checked by
+    :func:`check_model_name`; refused (422) at the first that is not taken."""
+    check_model_name(model, config)
+    for index, judge in enumerate(judges):
+        if judge != STATIC_JUDGE:
+            check_model_name(judge, config, where=f"run.judges[{index}]")
 
 
 def why_not_called(model: str, config: HubConfig, *,

@@ -27,7 +27,7 @@ from ._database import aware, now, utc_day
 from ._duplicates import check_duplicate, keep_answers
 from ._errors import Refused
 from ._item_scores import requirement_scores
-from ._model_policy import check_model_name
+from ._model_policy import check_model_names
 from ._nonces import usable_nonce
 from ._receipts import Signer
 from ._replay import why_unverified
@@ -87,7 +87,7 @@ def _checked(session: Session, user: User, payload: Any, config: HubConfig, sign
         raise
     document = parse_results(data)
     check_consistency(document)
-    check_model_name(document.run.model, config)
+    check_model_names(document.run.model, document.run.judges, config)
     check_isolation(document)
     check_evidence(evidence, document, nonce_value)
     assert isinstance(evidence, list) and isinstance(data, dict)  # refused otherwise

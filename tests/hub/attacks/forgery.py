@@ -19,7 +19,8 @@ import httpx
 from hub_server import chained, fresh_nonce, make_document, make_items, run_settings
 
 from pytest_req2rank.draws import nonce_seed
-from pytest_req2rank.models import ItemResult, NVersionRecord
+from pytest_req2rank.judging import PanelConfig, aggregate_verdicts, weighted_overall
+from pytest_req2rank.models import DIMENSIONS, ItemResult, JudgeVerdict, NVersionRecord
 from pytest_req2rank.report import build_summary
 from pytest_req2rank.suites import DynamicOptions, load_suite
 
@@ -65,6 +66,19 @@ def _shown(item: ItemResult, suite: str, index: int, settings: dict[str, Any]) -
     elif suite == "humaneval":  # a static item is scored solved or not
         update.update(kind="static", score=100.0 if item.accepted else 0.0)
     return item.model_copy(update=update)
+
+
+def judged_by(item: ItemResult, judge: str, score: float) -> ItemResult:
+    """``item`` judged by ``judge`` giving ``score`` on every dimension, its panel and score
+    recomputed from that verdict as the engine would: a forgery the hub cannot refuse."""
+    scores = dict.fromkeys(DIMENSIONS, score)
+    verdicts = [JudgeVerdict(judge=judge, scores=scores, overall=weighted_overall(scores))]
+    ratio = item.panel.execution_ratio if item.panel else (
+        None if item.status == "success" else 0.0)
+    weight = item.panel.execution_weight if item.panel else 0.7
+    panel = aggregate_verdicts(verdicts, ratio, PanelConfig(execution_weight=weight))
+    return item.model_copy(update={"judges": verdicts, "panel": panel, "score": panel.overall,
+                                   "code": item.code or {"solution.py": item.response}})
 
 
 def drawn_items(seed: int, count: int, *, suite: str = "dynamic",

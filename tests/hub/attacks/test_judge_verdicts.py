@@ -13,13 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
-from forgery import SCHEDULE, forged, wait_for
+from forgery import SCHEDULE, forged, judged_by, wait_for
 from hub_server import chained, fresh_nonce, hub_process, make_items, refused, running_hub
 
 from pytest_req2rank.draws import nonce_seed
 from pytest_req2rank.hub.cli import main
-from pytest_req2rank.judging import PanelConfig, aggregate_verdicts, weighted_overall
-from pytest_req2rank.models import DIMENSIONS, ItemResult, JudgeVerdict
+from pytest_req2rank.judging import PanelConfig, aggregate_verdicts
+from pytest_req2rank.models import DIMENSIONS, ItemResult
 from pytest_req2rank.providers.fake import write_fake_script
 from pytest_req2rank.report import ResultsDocument, build_summary
 from pytest_req2rank.settings import Settings
@@ -29,21 +29,8 @@ JUDGED = {"judges": [JUDGE], "execution_weight": 0.7}
 """The synthetic runs' settings here: judged by the LLM judge alone."""
 
 
-def _invented(item: ItemResult, score: float, *, judge: str = JUDGE) -> ItemResult:
-    """``item`` judged by ``judge`` giving ``score`` on every dimension, its panel and score
-    recomputed from that verdict as the engine would: a forgery the hub cannot refuse."""
-    scores = dict.fromkeys(DIMENSIONS, score)
-    verdicts = [JudgeVerdict(judge=judge, scores=scores, overall=weighted_overall(scores))]
-    ratio = item.panel.execution_ratio if item.panel else (
-        None if item.status == "success" else 0.0)
-    weight = item.panel.execution_weight if item.panel else 0.7
-    panel = aggregate_verdicts(verdicts, ratio, PanelConfig(execution_weight=weight))
-    return item.model_copy(update={"judges": verdicts, "panel": panel, "score": panel.overall,
-                                   "code": item.code or {"solution.py": item.response}})
-
-
 def _judged(items: list[ItemResult], score: float) -> list[ItemResult]:
-    return [_invented(item, score) for item in items]
+    return [judged_by(item, JUDGE, score) for item in items]
 
 
 def _board(client: httpx.Client) -> list[int]:
@@ -158,7 +145,7 @@ def test_invented_verdicts_are_disputed_when_the_hub_asks_the_judge_again(
             items = list(document.items)
             assert {item.judges[0].overall for item in items} == {60.0}
             if kind == "forged":
-                items = [_invented(item, 99.0) for item in items]
+                items = [judged_by(item, JUDGE, 99.0) for item in items]
             submissions[kind] = _sent(client, nonce, document, items, f"{kind}-run")
         done = {kind: wait_for(client, submission, lambda details: details["history"][-1][
             "actor"] == "reverify") for kind, submission in submissions.items()}

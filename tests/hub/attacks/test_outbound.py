@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from forgery import SCHEDULE, AttackerServer, forged, wait_for
-from hub_server import Hub, hub_process, rechain, refused
+from forgery import SCHEDULE, AttackerServer, forged, judged_by, wait_for
+from hub_server import Hub, hub_process, make_items, rechain, refused
 
 from pytest_req2rank.providers import CompletionRequest, LiteLLMProvider, Message, ProviderError
 
@@ -71,6 +71,28 @@ def test_model_names_that_name_a_path_or_pass_for_another_are_refused(
                                      client.get("/api/leaderboard").json()["rows"]]
 
 
+@pytest.mark.parametrize(("judge", "code"), [
+    ("oobabooga/{url}/v1", "model_url"),  # the replay would ask it to judge the answers again
+    ("openai/{url}", "model_url"),
+    ("gpt-4\u043e", "model_name"),        # passes for gpt-4o on the run's page
+    ("ollama/llama3", "model_provider"),   # an address from configuration only
+])
+def test_a_run_judged_by_a_model_at_an_address_or_passing_for_another_is_refused(
+        hub: Hub, user: str, judge: str, code: str) -> None:
+    """An LLM judge is a model the hub calls (it asks it again on the replay's sample): its
+    name meets the model's checks at submission, and the judge's address receives nothing."""
+    with AttackerServer().serving() as attacker, hub.client(user) as client:
+        name = judge.format(url=attacker.url)
+        items = [judged_by(item, name, 99.0) for item in make_items()]
+        message = refused(client.post("/api/submissions", json=forged(
+            client, items, model="r2r/reference", judges=[name], execution_weight=0.7)),
+            422, code)
+        assert message.startswith(f"run.judges[0] {name!a}: ") and message.isascii()
+        unverified = client.get("/api/leaderboard/unverified").json()["rows"]
+    assert attacker.received == []
+    assert not any(ascii(name) in row["why"] for row in unverified)
+
+
 def test_a_model_the_hub_does_not_call_is_kept_apart_not_ranked(hub: Hub, user: str) -> None:
     """The hub's default providers are the hosted ones: a Hugging Face model's run (a
     provider that takes URLs as models, not allowed here) is kept but never ranked."""
@@ -88,27 +110,44 @@ def test_a_model_the_hub_does_not_call_is_kept_apart_not_ranked(hub: Hub, user: 
 
 
 @pytest.mark.slow  # the served hub's schedule re-verifies it
-@pytest.mark.parametrize("model", ["oobabooga/{url}/v1", " r2r/samples:/dev/zero"])
+@pytest.mark.parametrize(("field", "name"), [
+    ("model", "oobabooga/{url}/v1"), ("model", " r2r/samples:/dev/zero"),
+    ("judge", "oobabooga/{url}/v1"),
+])
 def test_a_run_kept_before_the_check_is_replayed_without_calling_what_it_names(
-        tmp_path: Path, model: str) -> None:
-    """A hub upgraded with such a run in its database (its model rewritten there, as an
-    earlier version took it): its re-verification calls nothing the run names."""
-    with AttackerServer().serving() as attacker, \
-            hub_process(tmp_path / "hub", env={**SCHEDULE, "R2R_HUB_REVERIFY_PROVIDERS":
-                                              "hosted,oobabooga,huggingface"}) as hub, \
-            hub.client(hub.token("mallory")) as client:
-        kept = client.post("/api/submissions", json=forged(client, model="acme/coder"))
-        assert kept.status_code == 201, kept.text
-        submission, name = kept.json()["id"], model.format(url=attacker.url)
-        hub.sql("UPDATE submissions SET model = :name, document = json_set(document, "
-                "'$.run.model', :name) WHERE id = :id", name=name, id=submission)
-        details = wait_for(client, submission,
-                           lambda details: details["history"][-1]["actor"] == "reverify")
+        tmp_path: Path, field: str, name: str) -> None:
+    """A hub upgraded with such a run in its database (its model, or its LLM judge,
+    rewritten there, as an earlier version took it): its re-verification calls nothing the
+    run names. The run is kept and rewritten while the hub re-verifies nothing, then served
+    by a hub that does (else its schedule could replay the run before it was rewritten)."""
+    providers = {"R2R_HUB_REVERIFY_PROVIDERS": "hosted,oobabooga,huggingface"}
+    with AttackerServer().serving() as attacker:
+        with hub_process(tmp_path / "hub", env=providers) as hub, \
+                hub.client(hub.token("mallory")) as client:
+            judged = {"judges": ["fake/judge"], "execution_weight": 0.7} \
+                if field == "judge" else {}
+            items = [judged_by(item, "fake/judge", 50.0 + 5 * n)
+                     for n, item in enumerate(make_items())] if judged else None
+            kept = client.post("/api/submissions", json=forged(
+                client, items, model="acme/coder", **judged))
+            assert kept.status_code == 201 and kept.json()["status"] == "accepted", kept.text
+            submission, name = kept.json()["id"], name.format(url=attacker.url)
+            if field == "model":
+                hub.sql("UPDATE submissions SET model = :name, document = json_set(document, "
+                        "'$.run.model', :name) WHERE id = :id", name=name, id=submission)
+            else:
+                hub.sql("UPDATE submissions SET document = json_set(document, "
+                        "'$.run.judges[0]', :name) WHERE id = :id", name=name, id=submission)
+        with hub_process(tmp_path / "hub", env={**SCHEDULE, **providers}) as hub, \
+                hub.client() as client:
+            details = wait_for(client, submission,
+                               lambda details: details["history"][-1]["actor"] == "reverify")
     assert attacker.received == []
     assert details["status"] not in ("accepted", "verified")
-    model_replay = details["reverification"]["replays"][1]
-    assert model_replay["status"] == "unverifiable" and model_replay["items"] == []
-    assert model_replay["reasons"][0].startswith("the hub does not call ")
+    replay = details["reverification"]["replays"][1 if field == "model" else 0]
+    assert replay["status"] == "unverifiable" and replay["items"] == []
+    assert replay["reasons"][0].startswith("the hub does not call " if field == "model" else
+                                           f"its scores come from the LLM judge {name!a}")
 
 
 @pytest.mark.slow  # two replays, the model's through the real LiteLLM client

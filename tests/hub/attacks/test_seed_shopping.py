@@ -103,6 +103,34 @@ def test_n_attempts_with_only_the_best_submitted_are_visible_and_not_ranked_on(
     assert row["attempts"] == 7 and row["abandoned"] == 4
 
 
+def test_a_models_lucky_run_is_shown_but_the_pool_of_its_runs_ranks_it(hub: Hub) -> None:
+    """One verified run of a model better than every run of a rival's does not rank it
+    above the rival: the leaderboard ranks each model by the pool of its verified runs and
+    only shows the best one."""
+    lucky, low = [95.0, 92.0, 97.0, 94.0, 90.0, 96.0], [30.0, 35.0, 25.0, 40.0, 28.0, 33.0]
+    steady = [70.0, 72.0, 68.0, 75.0, 71.0, 69.0]
+    submitted: dict[str, list[dict]] = {"shop/lucky": [], "shop/steady": []}
+    with hub.client(hub.token("lucky-one")) as client:
+        for scores in (lucky, low, low):
+            submitted["shop/lucky"].append(client.post("/api/submissions", json=make_payload(
+                client, items=make_items(scores=scores), model="shop/lucky")).json())
+    with hub.client(hub.token("steady-one")) as client:
+        for scores in (steady, steady):
+            submitted["shop/steady"].append(client.post("/api/submissions", json=make_payload(
+                client, items=make_items(scores=scores), model="shop/steady")).json())
+    hub.verified(*(reply["id"] for replies in submitted.values() for reply in replies))
+    with hub.client() as client:
+        board = client.get("/api/leaderboard").json()
+    rows = {row["model"]: row for row in board["rows"]}
+    first, second = rows["shop/steady"], rows["shop/lucky"]
+    assert second["best"] == submitted["shop/lucky"][0]["overall"] > first["best"]
+    assert second["score"] == pytest.approx((sum(lucky) + 2 * sum(low)) / 18, abs=0.01)
+    assert first["score"] == pytest.approx(sum(steady) / 6, abs=0.01)
+    assert first["rank"] < second["rank"]  # the session's other models may rank between
+    assert not any({"shop/steady", "shop/lucky"} <= set(group)
+                   for group in board["ranking"]["groups"])
+
+
 def test_an_attempt_is_of_the_model_it_declared(hub: Hub, user: str) -> None:
     """A nonce is fetched for one model (an attempt of it); a run of another model under it
     is refused, so attempts cannot be hidden under a model never submitted."""
