@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from itertools import islice
 
 from ..models import ItemResult, Task
@@ -93,9 +93,10 @@ class Preparer:
 
     def ahead(self, tasks: Iterable[Task]) -> None:
         """Prepare the one after the first of ``tasks`` (the items this process runs next, in
-        order, the first now; no more of them are read)."""
+        order, the first now; no more of them are read); nothing once closed."""
         for task in islice(tasks, 1, 2):
-            self._pool.submit(self._prepare, task)
+            with suppress(RuntimeError):  # closed: what is evaluated now needs no preparation
+                self._pool.submit(self._prepare, task)
 
     def close(self, calls_refused: Callable[[], AbstractContextManager[None]]) -> None:
         """Drop what has not started, and wait for the preparation under way (it calls no

@@ -229,7 +229,7 @@ class Run:
         return SubmissionResult(*send(self._keeper(), self.submission))
 
     def close(self) -> None:
-        """Stop what runs ahead (:meth:`Prefetcher.close`: what has not started is cancelled,
+        """Stop what runs ahead (the look-ahead's ``close``: what has not started is cancelled,
         every model call in flight too), then release the model clients, the sandbox and the
         store."""
         self._ahead.close(calls_refused)

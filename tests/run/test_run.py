@@ -143,6 +143,7 @@ def test_an_offline_run_prepares_the_grading_of_the_item_after_the_current_one(
     assert (prepared.currsize, decompose.cache_info().hits) == (1, prepared.hits + 1)
     with Run.open(settings, preflight=False) as run:  # grades the second with what was prepared
         assert [run.evaluate(i).status for i in run.item_ids] == ["success"] * 3
+    run.look_ahead(run.item_ids)  # closed: nothing is prepared, nothing fails
 
 
 @pytest.mark.parametrize(("settings", "message"), [
