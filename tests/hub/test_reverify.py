@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,13 @@ def _submitted(result: pytest.RunResult) -> int:
     assert result.ret in (0, 1) and re.search(r"submission: (accepted|flagged) ",
                                                result.stdout.str()), result.stdout.str()
     return int(re.search(r"/submissions/(\d+)", result.stdout.str()).group(1))  # type: ignore[union-attr]
+
+
+def _answered_apart(*documents: ResultsDocument) -> bool:
+    """Whether no answer is in two of ``documents``."""
+    answers = [{item.response for item in document.items if item.response}
+               for document in documents]
+    return all(a.isdisjoint(b) for a, b in combinations(answers, 2))
 
 
 def _results(pytester: pytest.Pytester) -> ResultsDocument:
@@ -160,11 +168,20 @@ def test_the_hub_asks_the_model_again_and_disputes_a_relabelled_run(
     with hub.client(user) as client:
         reference = _submitted(pytester.runpytest(f"--r2r-submit={hub.url}",
                                                   f"--r2r-hub-token={user}", *RUN))
+        kept = _results(pytester)
         # Two runs of fake/coder's, as a modified client makes them: the nonce fetched for
         # fake/coder, the run made with the seed it draws. The first is fake/coder's own; the
         # second the reference model's (every item passing), relabelled as fake/coder's.
-        own_nonce, relabel_nonce = (_declared_nonce(client, "fake/coder") for _ in range(2))
-        strong = [_offline(pytester, nonce) for nonce in (own_nonce, relabel_nonce)]
+        # Nonces whose requirements the kept run and each other did not answer alike: the
+        # hub refuses a run half of whose answers a kept run gave (fake/coder answers half
+        # its requirements as the reference does).
+        for _ in range(5):
+            own_nonce, relabel_nonce = (_declared_nonce(client, "fake/coder") for _ in range(2))
+            strong = [_offline(pytester, nonce) for nonce in (own_nonce, relabel_nonce)]
+            if _answered_apart(kept, *strong):
+                break
+        else:
+            pytest.fail("five pairs of nonces drew requirements answered as the kept run's")
         monkeypatch.setenv("R2R_FAKE_SCRIPT", str(_fake_script(strong, pytester.path / "fake.json")))
         weak = _offline(pytester, own_nonce, "--r2r-model=fake/coder")
         assert 0 < sum(item.pass_ratio for item in weak.items) < len(weak.items)
