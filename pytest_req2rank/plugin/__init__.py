@@ -23,23 +23,6 @@ from ._lookahead import task_id, upcoming
 if TYPE_CHECKING:
     from ..models import ItemResult, Task
 
-__all__ = [
-    "pytest_addoption",
-    "pytest_cmdline_main",
-    "pytest_collection_modifyitems",
-    "pytest_configure",
-    "pytest_generate_tests",
-    "pytest_keyboard_interrupt",
-    "pytest_report_header",
-    "pytest_runtest_makereport",
-    "pytest_runtest_protocol",
-    "pytest_runtest_teardown",
-    "pytest_runtestloop",
-    "pytest_unconfigure",
-    "r2r_evaluate",
-    "r2r_task",
-]
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
