@@ -4,7 +4,7 @@ from ._answers import call_answers, recorded_inputs
 from ._compare import values_match
 from ._execute import SandboxFailed
 from ._extract import extract_code
-from ._grading import grade, grade_probes, prepare
+from ._grading import grade, grade_probes
 from ._pipeline import RunOptions, run_task
 from ._recording import ReferenceCache
 from ._replay import Ungradable
@@ -21,7 +21,6 @@ __all__ = [
     "extract_code",
     "grade",
     "grade_probes",
-    "prepare",
     "recorded_inputs",
     "run_requirement",
     "run_task",

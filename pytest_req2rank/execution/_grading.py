@@ -61,20 +61,6 @@ def grade(task: Task, files: dict[str, str], sandbox: Sandbox, *, timeout_s: flo
     return _result(tests, duration, sandbox.name)
 
 
-def prepare(task: Task, *, reference_cache: ReferenceCache | None = None) -> None:
-    """Do ahead the part of grading ``task`` that no answer changes: its ``check``'s
-    decomposition (kept per process) and the reference's recording read from
-    ``reference_cache`` (as :func:`grade`'s), which :func:`grade` then finds done. What
-    fails here fails again when the task is graded, and is reported there."""
-    if task.form != "function" or not task.test:
-        return
-    try:
-        check = decompose(task.test, task.entry_point or "")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return
-    (reference_cache or REFERENCE_CACHE).reference(task, check)
-
-
 def grade_probes(files: dict[str, str], probes: Sequence[Probe], sandbox: Sandbox, *,
                  timeout_s: float, setup: str = "", reference: dict[str, str] | None = None,
                  multiple: float = MULTIPLE, floor_s: float = FLOOR_S,

@@ -58,8 +58,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(RUN_KEY, None)
     if run is not None:
         run.close()
-        if is_worker(config):  # the process exits next (xdist waits for it)
-            freeze_long_lived()
+        freeze_long_lived()  # the process exits next
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

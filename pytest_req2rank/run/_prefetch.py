@@ -1,5 +1,4 @@
-"""Items evaluated ahead of pytest: how one process keeps many model calls in flight
-(:class:`Prefetcher`), and how an offline run prepares its next item's grading (:class:`Preparer`).
+"""Items evaluated ahead of pytest: how one process keeps many model calls in flight.
 
 pytest runs a process's items one after another; a real model answers in seconds. So when
 an item starts, the evaluations of the next items this process will run (the pytest plugin
@@ -20,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager
 from itertools import islice
 
 from ..models import ItemResult, Task
@@ -78,27 +77,3 @@ class Prefetcher:
             return
         with calls_refused():
             self._pool.shutdown(wait=True)
-
-
-class Preparer:
-    """Offline models answer at once, so a process evaluates its items one by one and its
-    host side waits while each item's code runs in the sandbox. Meanwhile one thread does
-    ``prepare`` for the items that come next (the grading work no answer changes), so that
-    their evaluation finds it done. A preparation that fails is done again, and its failure
-    reported, by the evaluation itself."""
-
-    def __init__(self, prepare: Callable[[Task], None]) -> None:
-        self._prepare = prepare
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="r2r-prepare")
-
-    def ahead(self, tasks: Iterable[Task]) -> None:
-        """Prepare the one after the first of ``tasks`` (the items this process runs next, in
-        order, the first now; no more of them are read); nothing once closed."""
-        for task in islice(tasks, 1, 2):
-            with suppress(RuntimeError):  # closed: what is evaluated now needs no preparation
-                self._pool.submit(self._prepare, task)
-
-    def close(self, calls_refused: Callable[[], AbstractContextManager[None]]) -> None:
-        """Drop what has not started, and wait for the preparation under way (it calls no
-        model: ``calls_refused`` is not needed)."""
-        self._pool.shutdown(wait=True, cancel_futures=True)

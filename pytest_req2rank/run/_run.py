@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Self
 
 from ..draws import Draw, new_draw
 from ..errors import ConfigurationError
-from ..execution import prepare
 from ..models import ItemResult, Task
 from ..plan import RunPlan
 from ..providers import CallGate, calls_refused, reset_breakers
@@ -26,7 +25,7 @@ from ._planning import (
     planned_run_tasks,
     preflight_models,
 )
-from ._prefetch import Prefetcher, Preparer
+from ._prefetch import Prefetcher
 from ._writable import check_outputs
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ class Run:
     """
 
     def __init__(self, evaluator: Evaluator, controller: Controller | None, *,
-                 ahead: Prefetcher | Preparer, baseline_line: str | None = None,
+                 ahead: Prefetcher | None = None, baseline_line: str | None = None,
                  submission: RunSubmission | None = None) -> None:
         self.evaluator = evaluator
         self.controller = controller
@@ -138,16 +137,15 @@ class Run:
 
     @staticmethod
     def _evaluation(settings: Settings, plan: RunPlan, tasks: dict[str, Task],
-                    kept: frozenset[str]) -> tuple[Evaluator, Prefetcher | Preparer]:
+                    kept: frozenset[str]) -> tuple[Evaluator, Prefetcher | None]:
         """What evaluates this process's items: the evaluator, whose every model call passes
-        the run's gate of ``--r2r-concurrency`` slots, and the look-ahead: when a model
-        answers over the network, one that keeps as many items in progress; otherwise
-        (offline models answer at once, items run one by one) one that prepares the next
-        item's grading while the sandbox runs this one's."""
+        the run's gate of ``--r2r-concurrency`` slots, and, when a model answers over the
+        network, the look-ahead that keeps as many items in progress (offline models answer
+        at once: their runs keep one thread)."""
         evaluator = Evaluator(settings, plan, tasks, store_path(settings),
                               gate=CallGate(settings.concurrency), kept=kept)
         if not calls_remote_models(settings):
-            return evaluator, Preparer(prepare)
+            return evaluator, None
         return evaluator, Prefetcher(evaluator.evaluate, depth=settings.concurrency)
 
     @property
@@ -182,19 +180,19 @@ class Run:
         return header_lines(self.evaluator, stored=stored, baseline=self.baseline_line)
 
     def look_ahead(self, item_ids: Iterable[str]) -> None:
-        """This process evaluates ``item_ids`` next, in order, the first now: when a model of
-        the run answers over the network, start them ahead, up to ``--r2r-concurrency`` of
-        them (no more ids are read); otherwise prepare the grading of the one after it."""
-        tasks = self.evaluator.tasks
-        self._ahead.ahead(tasks[i] for i in item_ids if i in tasks)
+        """This process evaluates ``item_ids`` next, in order: start them ahead, up to
+        ``--r2r-concurrency`` of them (no more ids are read), when a model of the run answers
+        over the network."""
+        if self._ahead is not None:
+            tasks = self.evaluator.tasks
+            self._ahead.ahead(tasks[i] for i in item_ids if i in tasks)
 
     def evaluate(self, item: str | Task) -> ItemResult:
         """The result of an item (its id, or its task): ask the model, grade its code in the
         sandbox, let the judges score it. An item started ahead that has no result within its
         ceiling (:meth:`ceiling_s`) is an ``api_error``."""
         task = self.task(item) if isinstance(item, str) else item
-        if not isinstance(self._ahead, Prefetcher) \
-                or self.evaluator.tasks.get(task.item_id) is not task:
+        if self._ahead is None or self.evaluator.tasks.get(task.item_id) is not task:
             return self.evaluator.evaluate(task)
         future = self._ahead.take(task)
         ceiling = self.evaluator.ceiling_s(task)
@@ -229,10 +227,11 @@ class Run:
         return SubmissionResult(*send(self._keeper(), self.submission))
 
     def close(self) -> None:
-        """Stop what runs ahead (the look-ahead's ``close``: what has not started is cancelled,
+        """Stop what runs ahead (:meth:`Prefetcher.close`: what has not started is cancelled,
         every model call in flight too), then release the model clients, the sandbox and the
         store."""
-        self._ahead.close(calls_refused)
+        if self._ahead is not None:
+            self._ahead.close(calls_refused)
         self.evaluator.close()
 
     def __enter__(self) -> Self:

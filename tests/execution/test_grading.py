@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.execution import ReferenceCache, extract_code, grade, grade_probes, prepare
+from pytest_req2rank.execution import extract_code, grade, grade_probes
 from pytest_req2rank.execution._compare import outputs_match, values_match
-from pytest_req2rank.execution._decompose import decompose
 from pytest_req2rank.models import IOCase, IsolationLevel, Probe, Task
 from pytest_req2rank.sandbox import ExecOutcome, ExecRequest, ProcessSandbox, Sandbox
 from pytest_req2rank.suites import load_humaneval, load_jsonl
@@ -342,26 +341,3 @@ def test_a_solution_that_fails_on_import_fails_every_test(sandbox: ProcessSandbo
     result = grade(task, {"solution.py": broken}, sandbox, timeout_s=2.0)
     assert result.status == "runtime_error" and result.total == 2
     assert "import failed: LookupError: no config" in (result.reason or "")
-
-
-def test_a_check_that_cannot_be_prepared_fails_its_grading_as_without_preparing(
-        sandbox: Sandbox) -> None:
-    broken = Task(item_id="t/broken", dataset="t", task_id="broken", form="function",
-                  prompt="def f():\n", reference="def f():\n    return 1\n", entry_point="f",
-                  test="def check(candidate:\n    assert candidate() == 1\n")
-    prepare(broken)  # its SyntaxError is the grading's to raise, as without preparing
-    with pytest.raises(SyntaxError, match="was never closed"):
-        grade(broken, {"solution.py": broken.reference}, sandbox, timeout_s=5)
-
-
-def test_preparing_a_task_reads_its_reference_recording_ahead(
-        sandbox: Sandbox, tmp_path: Path) -> None:
-    task = load_humaneval()[2]
-    graded = grade(task, {"solution.py": task.reference}, sandbox, timeout_s=5,
-                   reference_cache=ReferenceCache(tmp_path))  # records the reference on disk
-    later = ReferenceCache(tmp_path)
-    prepare(task, reference_cache=later)
-    for kept in tmp_path.iterdir():
-        kept.unlink()
-    check = decompose(task.test or "", task.entry_point or "")
-    assert graded.status == "success" and later.reference(task, check) is not None

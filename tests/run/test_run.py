@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from pytest_req2rank.errors import ConfigurationError
-from pytest_req2rank.execution._decompose import decompose
 from pytest_req2rank.judging import LLMJudge
 from pytest_req2rank.models import ModelSpec, SuiteSpec
 from pytest_req2rank.providers import CachedProvider, LiteLLMProvider
@@ -126,24 +125,6 @@ def test_a_resumed_run_keeps_its_finished_items(tmp_path: Path) -> None:
                 run.record(run.evaluate(item_id))
         document = run.finish()
     assert document is not None and document.summary.items_total == 2
-
-
-def test_an_offline_run_prepares_the_grading_of_the_item_after_the_current_one(
-        tmp_path: Path) -> None:
-    """The check of the next item is decomposed ahead (on its own thread), not the current
-    one's (graded at once) nor any later one's; the verdicts are those of a run that did not
-    prepare."""
-    settings = Settings(suite=SuiteSpec.parse("humaneval"), sample=3, seed=11, dir=tmp_path)
-    with Run.open(settings, preflight=False) as run:
-        second = run.task(run.item_ids[1])
-        decompose.cache_clear()
-        run.look_ahead(run.item_ids)
-    prepared = decompose.cache_info()  # closing waited for the preparation under way
-    decompose(second.test or "", second.entry_point or "")
-    assert (prepared.currsize, decompose.cache_info().hits) == (1, prepared.hits + 1)
-    with Run.open(settings, preflight=False) as run:  # grades the second with what was prepared
-        assert [run.evaluate(i).status for i in run.item_ids] == ["success"] * 3
-    run.look_ahead(run.item_ids)  # closed: nothing is prepared, nothing fails
 
 
 @pytest.mark.parametrize(("settings", "message"), [
