@@ -3,5 +3,7 @@
 (``report``)."""
 
 from ._app import main
+from ._command import CommandError
+from ._history import compared_models
 
-__all__ = ["main"]
+__all__ = ["CommandError", "compared_models", "main"]

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_req2rank.cli._command import CommandError
-from pytest_req2rank.cli._history import compared_models
+from pytest_req2rank.cli import CommandError, compared_models
 from pytest_req2rank.models import ItemResult, TestOutcome, Usage
 from pytest_req2rank.report import (
     ResultsDocument,

@@ -9,7 +9,6 @@ import pytest
 from pydantic import ValidationError
 
 from pytest_req2rank.options import OPTIONS
-from pytest_req2rank.plugin._config import worker_settings
 from pytest_req2rank.settings import PathBases, Settings, SettingsError, resolve_settings
 
 
@@ -243,10 +242,11 @@ def test_absolute_home_and_pathless_values_are_kept(tmp_path: Path,
 
 
 def test_settings_cross_to_xdist_workers_unchanged(tmp_path: Path) -> None:
+    """The controller ships the settings to its workers as JSON by alias (``workerinput``)."""
     settings = resolve_from(tmp_path, cli={"json": "r.json", "judges": "none",
                                            "weights": "functionality=40,quality=20,logic=20,"
                                                       "security=10,engineering=10"})
-    assert Settings.model_validate_json(worker_settings(settings)) == settings
+    assert Settings.model_validate_json(settings.model_dump_json(by_alias=True)) == settings
 
 
 @pytest.mark.parametrize(("cli", "env", "message"), [
@@ -289,7 +289,7 @@ def test_the_html_report_is_a_switch_or_a_path(tmp_path: Path, cli: dict[str, st
                                                 expected: bool | str) -> None:
     settings = resolve_from(tmp_path, cli=cli, env=env, ini=ini)
     assert settings.html == (tmp_path / expected if isinstance(expected, str) else expected)
-    assert Settings.model_validate_json(worker_settings(settings)) == settings
+    assert Settings.model_validate_json(settings.model_dump_json(by_alias=True)) == settings
 
 
 def test_an_html_report_path_must_name_an_html_file(tmp_path: Path) -> None:

@@ -13,11 +13,9 @@ from pytest_req2rank.submit import submit_run
 ARGS = ["-p", "no:cacheprovider", "--r2r-rounds=5"]
 
 EDIT_ONE_SCORE = """
-from pytest_req2rank.plugin._keys import RUN_KEY
-
 def pytest_sessionfinish(session):
     # after the run's results are written, before they are submitted: one score edited
-    controller = session.config.stash[RUN_KEY].controller
+    controller = session.config.pluginmanager.get_plugin("req2rank-submit").run.controller
     items = controller.document.items
     items[2] = items[2].model_copy(update={"score": 100.0})
 """
