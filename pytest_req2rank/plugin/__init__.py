@@ -58,7 +58,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(RUN_KEY, None)
     if run is not None:
         run.close()
-        freeze_long_lived()  # the process exits next
+        freeze_long_lived()  # its collections at exit skip what the run left
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
