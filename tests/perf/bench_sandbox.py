@@ -9,7 +9,8 @@ measurably slower for a while):
 - the wall time of the whole ``pytest benchmarks --r2r-suite=humaneval -n 2`` run, start
   to summary, cold, then warm in rounds alternating with the harness's own command,
   ``evaluate_functional_correctness samples.jsonl`` (start to pass@k, its default
-  4-thread pool), grading the same canonical solutions.
+  4-thread pool), grading the same canonical solutions; the two in ABBA order, and the
+  median of the per-round ratios with its bootstrap 95 % interval.
 - executions/second of a trivial program for every ``process`` mode that runs here
   (fork-server, one bubblewrap per run, unshare), and for the fork-server with two
   concurrent callers;
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import statistics
 import sys
@@ -141,8 +143,12 @@ def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
             baselines)
     command_s, run_s, ratios, command_cpu, run_cpu = [], [], [], [], []
     for round_ in range(rounds):
-        command, command_cpu_s, printed = harness_command(work / "harness")
-        warm, warm_cpu_s, last = pytest_run(work / f"warm-{round_}", references)
+        if round_ % 2:  # ABBA: a drift of the machine's speed weighs on both alike
+            warm, warm_cpu_s, last = pytest_run(work / f"warm-{round_}", references)
+            command, command_cpu_s, printed = harness_command(work / "harness")
+        else:
+            command, command_cpu_s, printed = harness_command(work / "harness")
+            warm, warm_cpu_s, last = pytest_run(work / f"warm-{round_}", references)
         command_s.append(command)
         run_s.append(warm)
         ratios.append(command / warm)
@@ -154,15 +160,26 @@ def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
             f"pass@1 {found.group(1)}" if found else printed[-17:], baselines)
     compare(f"whole pytest -n 2 run, warm, median of {rounds}", statistics.median(run_s),
             last.split(" in ")[0][-17:], baselines)
+    low, high = median_interval(ratios)
     print("harness command / whole run, each round: "
           + ", ".join(f"{ratio:.2f}x" for ratio in ratios)
-          + f"; median {statistics.median(ratios):.2f}x")
+          + f"; median {statistics.median(ratios):.3f}x (bootstrap 95 % interval "
+          f"{low:.3f}-{high:.3f})")
     cpu_ratios = [theirs / ours for theirs, ours in zip(command_cpu, run_cpu, strict=True)]
     print(f"CPU seconds of all processes, medians: harness command "
           f"{statistics.median(command_cpu):.2f}, whole run {statistics.median(run_cpu):.2f}; "
           "harness / whole run, each round: "
           + ", ".join(f"{ratio:.2f}x" for ratio in cpu_ratios)
           + f"; median {statistics.median(cpu_ratios):.2f}x")
+
+
+def median_interval(values: list[float], resamples: int = 2000) -> tuple[float, float]:
+    """A bootstrap 95 % interval of the median of ``values`` (seeded: the same values give
+    the same interval)."""
+    draw = random.Random(0)
+    medians = sorted(statistics.median(draw.choices(values, k=len(values)))
+                     for _ in range(resamples))
+    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
 
 
 def compare_bwraps(other: str, runs: int, rounds: int) -> None:
