@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..models import STATIC_JUDGE, ModelSpec
 from ._config import HubConfig
@@ -167,6 +167,12 @@ def check_model_name(text: object, config: HubConfig, where: str = "run.model") 
                       f"{config.reverify_providers or 'none'}); runs of them cannot be ranked "
                       "here")
     return spec
+
+
+def llm_judges(judges: Iterable[object]) -> list[str]:
+    """The LLM judges among a run's ``judges``: every one but the static analyser, which is
+    no model (nothing checks its name, nothing asks it again)."""
+    return [str(judge) for judge in judges if judge != STATIC_JUDGE]
 
 
 def check_model_names(model: object, judges: Sequence[object], config: HubConfig) -> None:

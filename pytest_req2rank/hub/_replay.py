@@ -19,7 +19,7 @@ from ..models import DEFAULT_EXECUTION_WEIGHT, STATIC_JUDGE, ItemId
 from ..options import OPTIONS, spelling
 from ..settings import Settings, SettingsError, resolve_settings
 from ._config import HubConfig
-from ._model_policy import why_not_called
+from ._model_policy import llm_judges, why_not_called
 
 log = logging.getLogger("req2rank.hub")
 
@@ -85,12 +85,10 @@ def why_not_judged(run: Mapping[str, Any], config: HubConfig, *,
     """Why this hub cannot check the run's scores: an LLM judge of its panel is a model the
     hub does not call (a score the hub cannot judge again is not ranked on); None when it
     can."""
-    for judge in run.get("judges") or []:
-        if judge == STATIC_JUDGE:
-            continue
-        reason = why_not_called(str(judge), config, resolve=resolve)
+    for judge in llm_judges(run.get("judges") or []):
+        reason = why_not_called(judge, config, resolve=resolve)
         if reason is not None:
-            return (f"its scores come from the LLM judge {str(judge)[:120]!a}, which this hub "
+            return (f"its scores come from the LLM judge {judge[:120]!a}, which this hub "
                     f"cannot ask again ({reason}), so they cannot be verified")
     return None
 

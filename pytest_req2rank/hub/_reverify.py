@@ -48,7 +48,7 @@ from ..suites import DynamicOptions, load_suite
 from ._checks import MIN_RANKED_ITEMS
 from ._config import HubConfig
 from ._database import aware, now
-from ._model_policy import why_not_called
+from ._model_policy import llm_judges, why_not_called
 from ._replay import (
     ReplayRefused,
     replay_options,
@@ -220,18 +220,14 @@ def _replay_answers(document: dict[str, Any], directory: Path, config: HubConfig
             rows.append(_row(item, again))
     judged = [(item, replayed[item["item_id"]]) for item in chosen
               if item["item_id"] in replayed and item.get("judges")]
-    verdict, found = _compare_judges(judged, _llm_judges(run), config) if _llm_judges(run) \
-        else ("verified", [])
+    judges = llm_judges(run.get("judges") or [])
+    verdict, found = _compare_judges(judged, judges, config) if judges else ("verified", [])
     reasons += found
     if verdict == "unverifiable" and not reasons:
         return Replay("answers", "unverifiable", found, rows, retry=True,
                       clamped=options.clamped, sample=record)
     return Replay("answers", "disputed" if reasons else "verified", reasons, rows,
                   clamped=options.clamped, sample=record)
-
-
-def _llm_judges(run: dict[str, Any]) -> list[str]:
-    return [str(judge) for judge in run.get("judges") or [] if judge != STATIC_JUDGE]
 
 
 def _compare_judges(judged: list[tuple[dict[str, Any], dict[str, Any]]], judges: list[str],
