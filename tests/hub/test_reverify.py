@@ -145,14 +145,15 @@ def test_a_replayed_run_is_verified_and_a_forged_one_disputed(
 
 def _fake_script(documents: list[ResultsDocument], path: Path) -> Path:
     """``fake/coder`` answers the first half of each run's requirements as the reference
-    model did and the rest with code that fails; ``fake/silent`` is not in the script."""
+    model did and the rest with code that fails; ``fake/silent`` is not in the script. A rule
+    matches a whole prompt: requirements drawn from one template share long openings."""
     rules = []
     for document in documents:
         for index, item in enumerate(document.items):
             answer = item.response if index < len(document.items) // 2 else \
                 "```python\n" + "\n".join(f"def {name}(*args, **kwargs):\n    return None\n"
                                           for name in _functions(item.response or "")) + "```"
-            rules.append({"match": "^" + re.escape((item.prompt or "")[:400]),
+            rules.append({"match": "^" + re.escape(item.prompt or ""),
                           "responses": [{"text": answer}]})
     path.write_text(json.dumps({"models": {"coder": rules}}), encoding="utf-8")
     return path
