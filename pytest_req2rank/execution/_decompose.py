@@ -122,15 +122,14 @@ def decompose(test: str, entry_point: str = "") -> DecomposedCheck:
     """The decomposition of a HumanEval-form ``test`` of the function ``entry_point``; raises
     ``SyntaxError`` when it does not parse."""
     tree = ast.parse(test)
-    check = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"),
-                 None)
+    check = _check_function(tree)
     assigned = assigned_names(tree)
     entry = entry_point if entry_point.isidentifier() and entry_point not in assigned else ""
     if check is None or not check.args.args:
-        return _as_written(test, check, "candidate", entry, "no check(candidate)")
+        return _as_written(test, "candidate", entry, "no check(candidate)")
     param = check.args.args[0].arg
     lines = split_lines(test)
-    builder = _Builder(frozenset({param, entry} - {""}), assigned, lines)
+    builder = _Builder(frozenset({param, entry} - {""}), assigned)
     steps: list[CheckStep] = []
     shown: list[str] = []
     host: set[int] = set()
@@ -139,22 +138,28 @@ def decompose(test: str, entry_point: str = "") -> DecomposedCheck:
         try:
             instrumented, decided = builder.statement(stmt)
         except _NotInstrumentable as exc:
-            return _as_written(test, check, param, entry, str(exc))
+            return _as_written(test, param, entry, str(exc))
         if index is not None:
             shown.append(textwrap.dedent(segment(lines, stmt)))
             if decided:
                 host.add(index)
         steps.append(CheckStep(instrumented, index))
     if not shown:
-        return _as_written(test, check, param, entry, "check() holds no assert")
+        return _as_written(test, param, entry, "check() holds no assert")
     return DecomposedCheck(param, entry, steps, builder.asserts, frozenset(host), shown)
 
 
-def _as_written(test: str, check: ast.FunctionDef | None, param: str, entry: str,
-                why: str) -> DecomposedCheck:
+def _check_function(tree: ast.Module) -> ast.FunctionDef | None:
+    return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"),
+                None)
+
+
+def _as_written(test: str, param: str, entry: str, why: str) -> DecomposedCheck:
     """The check's top-level statements as written, each holding an assert one test; or the
     whole check as one test when none holds an assert or one cannot stand alone (a
-    top-level ``return``)."""
+    top-level ``return``). Parsed afresh: an instrumentation that gave up part way has
+    rewritten the statements before it in place."""
+    check = _check_function(ast.parse(test))
     whole = DecomposedCheck(param, entry, [CheckStep(None, 0, f"check({param})")], {},
                             frozenset(), [f"check({param})"], why, whole=True)
     if check is None or not any(_holds_assert(stmt) for stmt in check.body):
@@ -180,29 +185,13 @@ def _holds_assert(stmt: ast.stmt) -> bool:
     return any(isinstance(node, ast.Assert) for node in ast.walk(stmt))
 
 
-def _fresh_copy(lines: list[str], stmt: ast.stmt) -> ast.stmt:
-    """A new tree of ``stmt``, parsed again from its own lines (in C: far cheaper than
-    ``ast.unparse`` and a parse, or a deep copy)."""
-    source = segment(lines, stmt)  # the first line padded, unless it is the only one
-    if stmt.lineno == stmt.end_lineno:
-        source = " " + source
-    try:
-        body = ast.parse("if 1:\n" + source).body[0].body  # type: ignore[attr-defined]
-    except SyntaxError:
-        body = []
-    if len(body) == 1 and type(body[0]) is type(stmt):
-        return body[0]
-    return ast.parse(ast.unparse(stmt)).body[0]
-
-
 class _NotInstrumentable(Req2RankError):
     """The candidate is used other than by plain calls, or a statement cannot be rewritten."""
 
 
 class _Builder:
-    def __init__(self, callees: frozenset[str], assigned: frozenset[str],
-                 lines: list[str]) -> None:
-        self.callees, self.assigned, self.lines = callees, assigned, lines
+    def __init__(self, callees: frozenset[str], assigned: frozenset[str]) -> None:
+        self.callees, self.assigned = callees, assigned
         """``callees``: the names of the candidate in the check."""
         self.asserts: dict[int, HostAssert] = {}
         self.sites = 0
@@ -219,7 +208,8 @@ class _Builder:
         return isinstance(node, ast.Name) and node.id in self.callees
 
     def statement(self, stmt: ast.stmt) -> tuple[ast.stmt, bool]:
-        """The instrumented ``stmt`` (a new tree) and whether the host decides all of it."""
+        """The instrumented ``stmt`` (rewritten in place) and whether the host decides all of
+        it. A host assert keeps its original expression: the rewriting never enters it."""
         decided = True
         calls_outside = False
         for node in ast.walk(stmt):
@@ -231,7 +221,7 @@ class _Builder:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call) and self.callee(node.func):
                 self.passed |= {a.id for a in node.args if isinstance(a, ast.Name)}
-        new = _Rewriter(self).visit(_fresh_copy(self.lines, stmt))
+        new = _Rewriter(self).visit(stmt)
         for node in outside_host_asserts(new):
             if isinstance(node, ast.Assert):
                 decided = False

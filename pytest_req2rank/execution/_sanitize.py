@@ -19,6 +19,7 @@ import builtins
 import re
 import symtable
 from dataclasses import dataclass
+from functools import lru_cache
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -45,6 +46,8 @@ def entry_program(blocks: list[str], entry_point: str) -> str | None:
         return program
     pool = [d for k, block in enumerate(blocks) if k != chosen
             for d in _definitions(block, k, entry_point)]
+    if not pool:
+        return program
     read, bound = _names(program)
     wanted = read - bound
     kept: list[_Definition] = []
@@ -76,21 +79,26 @@ def _chosen(blocks: list[str], entry_point: str) -> int | None:
     return found[-1] if found else None
 
 
+@lru_cache(maxsize=64)
+def _tree(code: str) -> ast.Module | None:
+    """``code``'s tree, None when it does not parse. Shared by the questions asked of one
+    answer's blocks (each is asked several); read, never changed."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def parses(code: str) -> bool:
     """True when ``code`` is Python that parses."""
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return _tree(code) is not None
 
 
 def defines(code: str, name: str) -> bool:
     """True when ``code`` parses and defines ``name`` at module level (a function, a class or
     an assignment)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    tree = _tree(code)
+    if tree is None:
         return False
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) \
@@ -105,7 +113,8 @@ def defines(code: str, name: str) -> bool:
 def _stub(code: str, name: str) -> bool:
     """True when ``code``'s definition of ``name`` has no body beyond a docstring, ``pass``
     or ``...`` (the prompt's signature repeated)."""
-    for node in ast.parse(code).body:
+    tree = _tree(code)
+    for node in tree.body if tree is not None else []:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
             return all(isinstance(s, ast.Pass) or isinstance(s, ast.Expr) and isinstance(
                 s.value, ast.Constant) and (s.value.value is Ellipsis or isinstance(
@@ -116,9 +125,8 @@ def _stub(code: str, name: str) -> bool:
 def _definitions(block: str, index: int, entry_point: str) -> list[_Definition]:
     """The top-level definitions and imports of a block that parses (none when it does not);
     another definition of the entry point is a draft, never a helper."""
-    try:
-        tree = ast.parse(block)
-    except (SyntaxError, ValueError):
+    tree = _tree(block)
+    if tree is None:
         return []
     lines = block.splitlines()
     found = []
