@@ -19,7 +19,6 @@ import builtins
 import re
 import symtable
 from dataclasses import dataclass
-from functools import lru_cache
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -38,14 +37,15 @@ class _Definition:
 def entry_program(blocks: list[str], entry_point: str) -> str | None:
     """The program of ``blocks`` that defines ``entry_point``, with the helpers and imports
     it reaches in the other blocks; ``None`` when no block defines it."""
-    chosen = _chosen(blocks, entry_point)
+    trees = [_tree(block) for block in blocks]  # each block parsed once, for every question
+    chosen = _chosen(blocks, trees, entry_point)
     if chosen is None:
         return None
     program = blocks[chosen]
-    if not parses(program):
+    if trees[chosen] is None:
         return program
-    pool = [d for k, block in enumerate(blocks) if k != chosen
-            for d in _definitions(block, k, entry_point)]
+    pool = [d for k, (block, tree) in enumerate(zip(blocks, trees, strict=True)) if k != chosen
+            for d in _definitions(block, tree, k, entry_point)]
     if not pool:
         return program
     read, bound = _names(program)
@@ -68,10 +68,10 @@ def entry_program(blocks: list[str], entry_point: str) -> str | None:
     return "\n\n\n".join(part for part in (imports, helpers) if part) + "\n\n\n" + program
 
 
-def _chosen(blocks: list[str], entry_point: str) -> int | None:
-    defining = [k for k, block in enumerate(blocks) if defines(block, entry_point)]
+def _chosen(blocks: list[str], trees: list[ast.Module | None], entry_point: str) -> int | None:
+    defining = [k for k, tree in enumerate(trees) if _defines(tree, entry_point)]
     if defining:
-        implemented = [k for k in defining if not _stub(blocks[k], entry_point)]
+        implemented = [k for k in defining if not _stub(trees[k], entry_point)]
         return (implemented or defining)[-1]
     pattern = re.compile(rf"^(?:async[ \t]+)?(?:def|class)[ \t]+{re.escape(entry_point)}\b",
                          re.MULTILINE)
@@ -79,10 +79,8 @@ def _chosen(blocks: list[str], entry_point: str) -> int | None:
     return found[-1] if found else None
 
 
-@lru_cache(maxsize=64)
 def _tree(code: str) -> ast.Module | None:
-    """``code``'s tree, None when it does not parse. Shared by the questions asked of one
-    answer's blocks (each is asked several); read, never changed."""
+    """``code``'s tree, None when it does not parse."""
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError):
@@ -97,10 +95,11 @@ def parses(code: str) -> bool:
 def defines(code: str, name: str) -> bool:
     """True when ``code`` parses and defines ``name`` at module level (a function, a class or
     an assignment)."""
-    tree = _tree(code)
-    if tree is None:
-        return False
-    for node in tree.body:
+    return _defines(_tree(code), name)
+
+
+def _defines(tree: ast.Module | None, name: str) -> bool:
+    for node in tree.body if tree is not None else []:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) \
                 and node.name == name:
             return True
@@ -110,10 +109,9 @@ def defines(code: str, name: str) -> bool:
     return False
 
 
-def _stub(code: str, name: str) -> bool:
-    """True when ``code``'s definition of ``name`` has no body beyond a docstring, ``pass``
+def _stub(tree: ast.Module | None, name: str) -> bool:
+    """True when the block's definition of ``name`` has no body beyond a docstring, ``pass``
     or ``...`` (the prompt's signature repeated)."""
-    tree = _tree(code)
     for node in tree.body if tree is not None else []:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
             return all(isinstance(s, ast.Pass) or isinstance(s, ast.Expr) and isinstance(
@@ -122,10 +120,10 @@ def _stub(code: str, name: str) -> bool:
     return False
 
 
-def _definitions(block: str, index: int, entry_point: str) -> list[_Definition]:
+def _definitions(block: str, tree: ast.Module | None, index: int,
+                 entry_point: str) -> list[_Definition]:
     """The top-level definitions and imports of a block that parses (none when it does not);
     another definition of the entry point is a draft, never a helper."""
-    tree = _tree(block)
     if tree is None:
         return []
     lines = block.splitlines()
